@@ -1,0 +1,17 @@
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+install(TARGETS weft weft_apps weft_sync weft_runtime weft_sched
+        EXPORT weftTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION include)
+install(EXPORT weftTargets NAMESPACE weft:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+configure_package_config_file(cmake/weftConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/weftConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/weftConfigVersion.cmake
+              cmake/WeftDependencies.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)

@@ -1,0 +1,74 @@
+#pragma once
+// A spinlock-protected FIFO of waiting ULTs (or threads): the building block
+// of every blocking primitive in weft. Critical sections are a few pointer
+// moves and never switch context, so the spinlock cannot deadlock with a ULT
+// of the same worker.
+
+#include <atomic>
+#include <cstdint>
+
+#include "weft/runtime/detail/task.hpp"
+
+namespace weft::detail {
+
+class SpinLock {
+ public:
+  void lock() noexcept {
+    while (flag_.exchange(true, std::memory_order_acquire))
+      while (flag_.load(std::memory_order_relaxed)) __builtin_ia32_pause();
+  }
+  bool try_lock() noexcept { return !flag_.exchange(true, std::memory_order_acquire); }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+class WaitQueue {
+ public:
+  // Lives on the waiter's stack while it waits.
+  struct Waiter {
+    Task* task = current_task();
+    std::atomic<bool> signaled{false};
+    Waiter* next = nullptr;
+    std::uint64_t tag = 0;  // primitive-specific (e.g. a barrier phase)
+  };
+
+  void lock() noexcept { lock_.lock(); }
+  void unlock() noexcept { lock_.unlock(); }
+  bool empty() const noexcept { return head_ == nullptr; }  // under the lock
+
+  void push(Waiter* w) noexcept {  // under the lock
+    w->next = nullptr;
+    if (tail_) tail_->next = w;
+    else head_ = w;
+    tail_ = w;
+  }
+  Waiter* pop() noexcept {  // under the lock
+    Waiter* w = head_;
+    if (w) {
+      head_ = w->next;
+      if (!head_) tail_ = nullptr;
+    }
+    return w;
+  }
+  Waiter* pop_all() noexcept {  // under the lock; a list linked by `next`
+    Waiter* w = head_;
+    head_ = tail_ = nullptr;
+    return w;
+  }
+  bool remove(Waiter* w) noexcept;  // under the lock; false if not queued
+
+  // Parks until signal(w) (a pending park token cannot fool it).
+  static void wait(Waiter& w);
+  // Wakes a popped waiter (outside the lock). `w` may be gone once this returns.
+  static void signal(Waiter* w);
+  static void signal_all(Waiter* list);
+
+ private:
+  SpinLock lock_;
+  Waiter* head_ = nullptr;
+  Waiter* tail_ = nullptr;
+};
+
+}  // namespace weft::detail

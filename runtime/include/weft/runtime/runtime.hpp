@@ -1,0 +1,70 @@
+#pragma once
+// Runtime: starts the workers (one pinned kernel thread per core) on
+// construction and stops them on destruction. Construct one in main(), spawn
+// ULTs onto it, and let it go out of scope:
+//
+//   weft::Runtime rt;                        // Config{} + WEFT_* overrides
+//   int v = rt.run([] { return 6 * 7; });    // runs a ULT, waits for it
+//
+// Destruction (or shutdown()) waits until every ULT, detached ones included,
+// has finished. ULTs that stay blocked with nothing left that could wake them
+// (all workers asleep, no timers, for one second) are reported on stderr and
+// abandoned, so a deadlocked program still exits.
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "weft/runtime/config.hpp"
+#include "weft/runtime/future.hpp"
+#include "weft/runtime/stats.hpp"
+#include "weft/runtime/ult.hpp"
+
+namespace weft {
+
+class Runtime {
+ public:
+  // `config`, then every WEFT_* environment variable that is set, applied on
+  // top. Throws std::invalid_argument naming the bad setting (worker count
+  // impossible here, unknown CPU, bad environment value).
+  explicit Runtime(Config config = Config{});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  int num_workers() const;
+  // The configuration in force (after environment overrides).
+  const Config& config() const;
+  // OS CPU each worker runs on (-1 where not pinned).
+  std::vector<int> worker_cpus() const;
+
+  // A stealable ULT (starts on some worker; idle workers may take it).
+  template <class F>
+  Ult<ult_result_t<F>> spawn(F&& f) {
+    return detail::make_ult<ult_result_t<F>>(std::forward<F>(f), impl_.get(), -1);
+  }
+  // A ULT pinned to worker `worker`; never stolen.
+  template <class F>
+  Ult<ult_result_t<F>> spawn_on(int worker, F&& f) {
+    return detail::make_ult<ult_result_t<F>>(std::forward<F>(f), impl_.get(), worker);
+  }
+  template <class F>
+  Future<ult_result_t<F>> async(F&& f) {
+    return Future<ult_result_t<F>>(spawn(std::forward<F>(f)));
+  }
+  // Runs f on a ULT and waits for it: the way in from a plain thread.
+  template <class F>
+  ult_result_t<F> run(F&& f) {
+    return spawn(std::forward<F>(f)).join();
+  }
+
+  Stats stats() const;
+  // Waits for all ULTs and stops the workers; idempotent. Must not be called
+  // from one of this runtime's own ULTs (that would wait for itself).
+  void shutdown();
+
+ private:
+  std::unique_ptr<detail::RuntimeImpl> impl_;
+};
+
+}  // namespace weft

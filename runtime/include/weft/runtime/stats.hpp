@@ -1,0 +1,28 @@
+#pragma once
+// Per-worker event counters, readable at any time (relaxed snapshots).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+struct WorkerStats {
+  int worker = 0;
+  int os_cpu = -1;
+  std::uint64_t spawns = 0;    // ULTs created by ULTs of this worker
+  std::uint64_t switches = 0;  // context switches performed on this worker
+  std::uint64_t yields = 0;    // this_ult::yield() calls that switched
+  std::uint64_t steals = 0;    // unstarted ULTs taken from another worker
+  std::uint64_t parks = 0;     // ULTs that parked (blocked) on this worker
+  std::uint64_t sleeps = 0;    // times the worker went to sleep in the kernel
+  std::uint64_t wakeups = 0;   // times it was woken from that sleep
+};
+
+struct Stats {
+  std::vector<WorkerStats> workers;
+  WorkerStats total() const;
+  std::string to_string() const;  // a table, one row per worker plus the total
+};
+
+}  // namespace weft

@@ -1,0 +1,53 @@
+#pragma once
+// TaskGroup: spawn any number of ULTs and wait for all of them (like
+// tbb::task_group). wait() rethrows the first exception a ULT threw.
+// run_n(n, f) is the bulk spawn: f(0) ... f(n-1), each on its own ULT.
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <utility>
+
+#include "weft/runtime/detail/wait_queue.hpp"
+#include "weft/runtime/ult.hpp"
+
+namespace weft {
+
+class TaskGroup {
+ public:
+  TaskGroup() = default;
+  TaskGroup(const TaskGroup&) = delete;
+  TaskGroup& operator=(const TaskGroup&) = delete;
+  ~TaskGroup() { wait_quietly(); }
+
+  template <class F>
+  void run(F&& f) {
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    spawn([this, fn = std::forward<F>(f)]() mutable {
+      try {
+        fn();
+      } catch (...) {
+        record(std::current_exception());
+      }
+      finish_one();
+    }).detach();
+  }
+
+  template <class F>
+  void run_n(std::size_t n, F f) {
+    for (std::size_t i = 0; i < n; ++i) run([f, i]() mutable { f(i); });
+  }
+
+  // Waits for every ULT run so far; rethrows the first exception.
+  void wait();
+
+ private:
+  void wait_quietly();
+  void finish_one();
+  void record(std::exception_ptr e);
+  std::atomic<std::int64_t> pending_{0};
+  std::exception_ptr error_;
+  detail::WaitQueue waiters_;
+};
+
+}  // namespace weft

@@ -1,0 +1,112 @@
+#include "stack_overflow.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "stack_pool.hpp"
+#include "worker.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+std::mutex handler_mutex;
+int handler_users = 0;
+struct sigaction previous_segv, previous_bus;
+
+// Async-signal-safe output helpers.
+void put(const char* s) {
+  ssize_t r = write(STDERR_FILENO, s, std::strlen(s));
+  (void)r;
+}
+void put_number(std::uint64_t v) {
+  char buf[24];
+  int i = 23;
+  buf[i] = '\0';
+  do {
+    buf[--i] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v && i > 0);
+  put(buf + i);
+}
+
+void on_fault(int sig, siginfo_t* info, void* uctx) {
+  Worker* w = tls_worker;
+  Task* t = w ? w->current() : nullptr;
+  if (t && t->stack_lo) {
+    auto* addr = static_cast<char*>(info->si_addr);
+    char* guard_lo = t->stack_lo - StackPool::guard_bytes();
+    // Within the guard page, or a large frame that jumped a little past it.
+    if (addr < t->stack_lo && addr >= guard_lo - 64 * 1024) {
+      put("weft: stack overflow in ULT #");
+      put_number(t->id);
+      put(" on worker ");
+      put_number(static_cast<std::uint64_t>(w->index()));
+      put(": it used all of its ");
+      put_number(t->stack_size);
+      put("-byte stack and hit the guard page below it.\n"
+          "weft: raise the ULT stack size with Config::stack_size or the environment variable "
+          "WEFT_STACK_SIZE (e.g. WEFT_STACK_SIZE=1M).\n");
+      signal(SIGABRT, SIG_DFL);
+      abort();
+    }
+  }
+  // Not a ULT stack overflow: hand the fault to whoever handled it before us.
+  const struct sigaction& prev = sig == SIGSEGV ? previous_segv : previous_bus;
+  if (prev.sa_flags & SA_SIGINFO) {
+    if (prev.sa_sigaction) {
+      prev.sa_sigaction(sig, info, uctx);
+      return;
+    }
+  } else if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+    prev.sa_handler(sig);
+    return;
+  }
+  signal(sig, SIG_DFL);  // re-executing the faulting access now crashes as usual
+}
+
+}  // namespace
+
+void retain_overflow_handler() {
+  std::lock_guard lock(handler_mutex);
+  if (handler_users++ > 0) return;
+  struct sigaction sa {};
+  sa.sa_sigaction = &on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, &previous_segv);
+  sigaction(SIGBUS, &sa, &previous_bus);
+}
+
+void release_overflow_handler() {
+  std::lock_guard lock(handler_mutex);
+  if (--handler_users > 0) return;
+  sigaction(SIGSEGV, &previous_segv, nullptr);
+  sigaction(SIGBUS, &previous_bus, nullptr);
+}
+
+void* install_overflow_altstack() {
+  constexpr std::size_t kSize = 64 * 1024;
+  void* mem = std::malloc(kSize);
+  if (!mem) return nullptr;
+  stack_t ss{};
+  ss.ss_sp = mem;
+  ss.ss_size = kSize;
+  sigaltstack(&ss, nullptr);
+  return mem;
+}
+
+void remove_overflow_altstack(void* stack) {
+  if (!stack) return;
+  stack_t ss{};
+  ss.ss_flags = SS_DISABLE;
+  sigaltstack(&ss, nullptr);
+  std::free(stack);
+}
+
+}  // namespace weft::detail

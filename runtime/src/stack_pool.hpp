@@ -1,0 +1,35 @@
+#pragma once
+// Per-worker pool of ULT stacks: mmap'd, with a PROT_NONE guard page below
+// each, reused LIFO (the most recently used stack is the warmest in cache).
+
+#include <cstddef>
+#include <vector>
+
+namespace weft::detail {
+
+class StackPool {
+ public:
+  StackPool(std::size_t usable_bytes, std::size_t keep);
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  // Lowest usable byte of a stack of usable_bytes(); throws std::bad_alloc.
+  char* acquire();
+  // Takes back a stack from this runtime (any worker's pool).
+  void release(char* lo);
+
+  std::size_t usable_bytes() const { return usable_; }
+  static std::size_t guard_bytes();
+
+  // Binds future stacks' pages to a NUMA node (-1 = no binding).
+  void set_numa_node(int node) { numa_node_ = node; }
+
+ private:
+  std::size_t usable_;
+  std::size_t keep_;
+  int numa_node_ = -1;
+  std::vector<char*> free_;
+};
+
+}  // namespace weft::detail

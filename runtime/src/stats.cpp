@@ -1,0 +1,37 @@
+#include <cstdio>
+
+#include "weft/runtime/stats.hpp"
+
+namespace weft {
+
+WorkerStats Stats::total() const {
+  WorkerStats t;
+  t.worker = -1;
+  for (const auto& w : workers) {
+    t.spawns += w.spawns;
+    t.switches += w.switches;
+    t.yields += w.yields;
+    t.steals += w.steals;
+    t.parks += w.parks;
+    t.sleeps += w.sleeps;
+    t.wakeups += w.wakeups;
+  }
+  return t;
+}
+
+std::string Stats::to_string() const {
+  std::string out = "worker  cpu      spawns    switches      yields    steals       parks    sleeps\n";
+  auto row = [&](const WorkerStats& w, const char* name) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-6s %4d %11llu %11llu %11llu %9llu %11llu %9llu\n", name, w.os_cpu,
+                  static_cast<unsigned long long>(w.spawns), static_cast<unsigned long long>(w.switches),
+                  static_cast<unsigned long long>(w.yields), static_cast<unsigned long long>(w.steals),
+                  static_cast<unsigned long long>(w.parks), static_cast<unsigned long long>(w.sleeps));
+    out += line;
+  };
+  for (const auto& w : workers) row(w, std::to_string(w.worker).c_str());
+  row(total(), "total");
+  return out;
+}
+
+}  // namespace weft

@@ -1,0 +1,21 @@
+#pragma once
+// Where the workers run and in which order each one tries the others when it
+// looks for work to steal, both from the sched layer's machine model.
+
+#include <vector>
+
+#include "weft/runtime/config.hpp"
+
+namespace weft::detail {
+
+// OS CPU of each of config.workers workers (config.workers <= allowed.size()):
+// by config.placement (an MCTOP-PLACE policy name) or, when empty, the first
+// allowed CPUs in order. Throws std::invalid_argument for an unknown policy.
+std::vector<int> place_workers(const Config& config, const std::vector<int>& allowed);
+
+// For each worker, the other workers nearest first (by the topology's
+// context-to-context latency; ties: the next worker index first, wrapping).
+// cpus[i] == -1 (unpinned) has no distance: plain round-robin order.
+std::vector<std::vector<int>> steal_orders(const std::vector<int>& cpus);
+
+}  // namespace weft::detail

@@ -1,0 +1,134 @@
+#pragma once
+// Chase–Lev work-stealing deque of unstarted ULTs (Lê, Pop, Cohen, Zappa
+// Nardelli, "Correct and Efficient Work-Stealing for Weak Memory Models",
+// PPoPP'13). The owner pushes and pops at the bottom; the owner and thieves
+// take the oldest entry at the top. Each slot also carries the entry's ticket
+// (its place in the worker's FIFO order), readable without touching the task.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "weft/runtime/detail/task.hpp"
+
+namespace weft::detail {
+
+class WorkDeque {
+ public:
+  struct Entry {
+    Task* task = nullptr;
+    std::uint64_t ticket = 0;
+  };
+
+  explicit WorkDeque(std::size_t capacity = 1024) {
+    auto* a = new Array(capacity);
+    array_.store(a, std::memory_order_relaxed);
+    arrays_.emplace_back(a);
+  }
+
+  // Owner only.
+  void push(Task* t, std::uint64_t ticket) {
+    std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    std::int64_t top = top_.load(std::memory_order_acquire);
+    Array* a = array_.load(std::memory_order_relaxed);
+    if (b - top > static_cast<std::int64_t>(a->mask)) a = grow(a, top, b);
+    a->put(b, t, ticket);
+    bottom_.store(b + 1, std::memory_order_release);
+  }
+
+  // Owner only: the newest entry, or null.
+  Task* pop() { return pop_entry().task; }
+
+  // Owner only: the newest entry with its ticket ({null, 0} if empty).
+  Entry pop_entry() {
+    std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    Array* a = array_.load(std::memory_order_relaxed);
+    bottom_.store(b, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    std::int64_t t = top_.load(std::memory_order_relaxed);
+    if (t > b) {
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return {};
+    }
+    Entry x{a->task(b), a->ticket(b)};
+    if (t == b) {  // last entry: race with thieves for it
+      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                        std::memory_order_relaxed))
+        x = {};
+      bottom_.store(b + 1, std::memory_order_relaxed);
+    }
+    return x;
+  }
+
+  // Owner only: the newest entry without removing it (null if empty).
+  Task* peek_bottom() const {
+    std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    if (t >= b) return nullptr;
+    return array_.load(std::memory_order_relaxed)->task(b - 1);
+  }
+
+  // Any thread: the ticket of the oldest entry; false if empty (racy hint).
+  bool peek_top_ticket(std::uint64_t& ticket) const {
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    std::int64_t b = bottom_.load(std::memory_order_acquire);
+    if (t >= b) return false;
+    ticket = array_.load(std::memory_order_acquire)->ticket(t);
+    return true;
+  }
+
+  enum class StealResult { ok, empty, lost_race };
+
+  // Any thread: takes the oldest entry.
+  StealResult steal(Task*& out) {
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    std::int64_t b = bottom_.load(std::memory_order_acquire);
+    if (t >= b) return StealResult::empty;
+    Task* x = array_.load(std::memory_order_acquire)->task(t);
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                      std::memory_order_relaxed))
+      return StealResult::lost_race;
+    out = x;
+    return StealResult::ok;
+  }
+
+  bool empty() const {
+    return top_.load(std::memory_order_acquire) >= bottom_.load(std::memory_order_acquire);
+  }
+
+ private:
+  struct Array {
+    explicit Array(std::size_t capacity) : mask(capacity - 1), slots(capacity) {}
+    struct Slot {
+      std::atomic<Task*> task{nullptr};
+      std::atomic<std::uint64_t> ticket{0};
+    };
+    Task* task(std::int64_t i) const { return slots[i & mask].task.load(std::memory_order_relaxed); }
+    std::uint64_t ticket(std::int64_t i) const {
+      return slots[i & mask].ticket.load(std::memory_order_relaxed);
+    }
+    void put(std::int64_t i, Task* t, std::uint64_t ticket) {
+      slots[i & mask].task.store(t, std::memory_order_relaxed);
+      slots[i & mask].ticket.store(ticket, std::memory_order_relaxed);
+    }
+    std::size_t mask;
+    std::vector<Slot> slots;
+  };
+
+  Array* grow(Array* old, std::int64_t top, std::int64_t bottom) {
+    auto* a = new Array((old->mask + 1) * 2);
+    for (std::int64_t i = top; i < bottom; ++i) a->put(i, old->task(i), old->ticket(i));
+    arrays_.emplace_back(a);  // old arrays stay alive: thieves may still read them
+    array_.store(a, std::memory_order_release);
+    return a;
+  }
+
+  alignas(64) std::atomic<std::int64_t> top_{0};
+  alignas(64) std::atomic<std::int64_t> bottom_{0};
+  alignas(64) std::atomic<Array*> array_{nullptr};
+  std::vector<std::unique_ptr<Array>> arrays_;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,179 @@
+#pragma once
+// A worker: one pinned kernel thread that runs ULTs, and the runtime that
+// owns the workers (internal).
+//
+// Where a ready ULT waits:
+//   ready_  owner-only FIFO of started (and pinned) ULTs, in ticket order;
+//   deque_  Chase–Lev deque of unstarted stealable ULTs (tickets in the slots);
+//   inbox_  lock-free stack other threads push to (remote wake-ups, spawn_on).
+// pick_next() takes whichever of ready_'s head and deque_'s top has the
+// older ticket, so yield is strictly round-robin over everything ready.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "stack_pool.hpp"
+#include "weft/runtime/config.hpp"
+#include "weft/runtime/detail/task.hpp"
+#include "weft/runtime/stats.hpp"
+#include "work_deque.hpp"
+
+namespace weft::detail {
+
+// Relaxed counter written by its owner only, readable by anyone.
+struct Counter {
+  std::atomic<std::uint64_t> value{0};
+  void operator++() { value.store(value.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  std::uint64_t get() const { return value.load(std::memory_order_relaxed); }
+};
+
+// What the resumed side does with the task that just switched away.
+enum class PostSwitch : std::uint8_t { none, park, finish };
+
+// A sleeping ULT's entry in its worker's timer heap (lives on the ULT's stack).
+struct TimerEntry {
+  std::chrono::steady_clock::time_point deadline;
+  Task* task;
+  bool fired = false;
+};
+
+class Worker;
+void task_entry(void*);
+void on_resume(void*, void*);
+
+class Worker {
+ public:
+  Worker(RuntimeImpl* rt, int index, int os_cpu);
+  ~Worker();
+
+  void start();
+  void join_thread();
+
+  // --- owner thread only ---
+  Task* current() const { return current_; }
+  void yield();
+  void park_current();
+  [[noreturn]] void finish_current();
+  void make_ready(Task* t);           // started or pinned ULT, FIFO
+  void push_new(Task* t);             // new stealable ULT
+  // Join fast path: runs the unstarted `child` right now on this worker if it
+  // can claim it; returns after the child finished. False if it could not.
+  bool try_run_unstarted(Task* child);
+  void add_timer(TimerEntry* e);
+  Task* allocate_task_block();
+  void free_task_block(Task* t);
+  void release_stack(Task* t);
+
+  // --- any thread ---
+  void enqueue_remote(Task* t);       // inbox push, wakes the worker
+  void wake_up();                     // futex wake if sleeping
+  bool sleeping() const { return sleeping_.load(std::memory_order_seq_cst); }
+  bool has_stealable_work() const { return !deque_.empty(); }
+  WorkerStats stats() const;
+
+  int index() const { return index_; }
+  int os_cpu() const { return os_cpu_; }
+  RuntimeImpl* runtime() const { return rt_; }
+  std::uint64_t next_id() { return (static_cast<std::uint64_t>(index_ + 1) << 48) | ++ids_; }
+
+  void set_victims(std::vector<Worker*> victims) { victims_ = std::move(victims); }
+  Counter spawned, finished;  // ULTs created / finished on this worker (for quiescence)
+
+ private:
+  friend void task_entry(void*);
+  friend void on_resume(void*, void*);
+  friend class RuntimeImpl;
+
+  void thread_main();
+  Task* pick_next();
+  Task* steal();
+  Task* find_work();
+  Task* idle();
+  void run_claimed_child(Task* child, Task* self, bool entry_ref);
+  void trim_stale_entries();
+  void drain_inbox();
+  void poll_timers();
+  bool claim_for_run(Task* t);  // after taking a deque entry
+  void switch_to(Task* next, PostSwitch action);
+  void start_context(Task* t);
+  void run_post_switch(Task* from);
+  std::chrono::nanoseconds time_to_next_timer() const;
+
+  RuntimeImpl* rt_;
+  int index_;
+  int os_cpu_;
+  Task* current_ = nullptr;
+  Task scheduler_{};  // the worker thread's own context
+  PostSwitch post_action_ = PostSwitch::none;
+  Task* post_task_ = nullptr;
+
+  // ready FIFO (owner only)
+  Task* ready_head_ = nullptr;
+  Task* ready_tail_ = nullptr;
+  std::uint64_t next_ticket_ = 1;
+  std::uint32_t picks_ = 0;
+
+  WorkDeque deque_;
+  alignas(64) std::atomic<Task*> inbox_{nullptr};
+  alignas(64) std::atomic<std::uint32_t> futex_word_{0};
+  std::atomic<bool> sleeping_{false};
+
+  std::vector<TimerEntry*> timers_;  // min-heap on deadline
+  std::vector<Worker*> victims_;
+  StackPool stacks_;
+  Task* task_pool_ = nullptr;
+  std::size_t task_pool_size_ = 0;
+  std::uint64_t ids_ = 0;
+  std::thread thread_;
+  void* altstack_ = nullptr;
+
+  Counter spawns_, switches_, yields_, steals_, parks_, sleeps_, wakeups_;
+
+ public:
+  Counter& spawns_counter() { return spawns_; }
+};
+
+// The shared part of one weft::Runtime.
+class RuntimeImpl {
+ public:
+  explicit RuntimeImpl(const Config& config);
+  ~RuntimeImpl();
+
+  void shutdown();
+  int num_workers() const { return static_cast<int>(workers_.size()); }
+  Worker& worker(int i) { return *workers_[i]; }
+  const Config& config() const { return config_; }
+  Stats stats() const;
+
+  // Wakes one sleeping worker if nobody is already looking for work.
+  void wake_idle_worker(const Worker* near);
+  bool any_stealable_work() const;
+  std::uint64_t live_ults() const;
+  void note_finished();  // a ULT finished: shutdown() may be waiting
+
+  std::atomic<int> searching{0};  // workers spinning for work
+  std::atomic<int> sleepers{0};
+  std::atomic<bool> stopping{false};
+  std::atomic<std::uint64_t> external_spawns{0};
+  std::atomic<std::int64_t> pending_timers{0};
+  std::atomic<std::uint32_t> round_robin{0};
+  std::atomic<std::uint32_t> quiesce_word{0};
+  std::atomic<bool> shutdown_waiting{false};
+
+ private:
+  Config config_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  bool shut_down_ = false;
+};
+
+extern thread_local Worker* tls_worker;
+
+void task_entry(void* transfer);           // first frame of every ULT stack
+void on_resume(void* from_ctx, void* from_task);
+
+}  // namespace weft::detail
