@@ -241,15 +241,6 @@ Task* current_task() {
   return self.task;
 }
 
-void wait_finished(Task* t) {
-  if (t->done.load(std::memory_order_acquire) & kFinished) return;
-  Worker* w = tls_worker;
-  if (w && t->pinned < 0 && t->runtime == w->runtime() && w->try_run_unstarted(t)) return;
-  t->joiner = current_task();
-  if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) return;
-  while (!(t->done.load(std::memory_order_acquire) & kFinished)) park();
-}
-
 void report_detached_exception(Task* t) {
   try {
     std::rethrow_exception(t->error);
@@ -283,12 +274,9 @@ void retain(Task* t) { t->refs.fetch_add(1, std::memory_order_relaxed); }
 
 // ------------------------------------------------------------ park / unpark
 
-void park() {
-  using namespace detail;
-  if (Worker* w = tls_worker) {
-    w->park_current();
-    return;
-  }
+namespace detail {
+// park() for a plain thread: a futex on its stand-in task's wake word.
+void park_external() {
   Task* self = current_task();
   if (self->wake.exchange(0, std::memory_order_acq_rel) == 1) return;
   std::uint32_t expected = 0;
@@ -299,6 +287,7 @@ void park() {
   while (self->wake.load(std::memory_order_acquire) == 2) futex_wait(&self->wake, 2);
   self->wake.store(0, std::memory_order_relaxed);
 }
+}  // namespace detail
 
 void unpark(UltRef ref) {
   using namespace detail;
@@ -324,13 +313,6 @@ void unpark(UltRef ref) {
 }
 
 namespace this_ult {
-
-void yield() {
-  if (detail::Worker* w = detail::tls_worker)
-    w->yield();
-  else
-    std::this_thread::yield();
-}
 
 void sleep_for(std::chrono::nanoseconds d) {
   detail::Worker* w = detail::tls_worker;

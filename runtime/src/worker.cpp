@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <thread>
 
 #include "futex.hpp"
 #include "weft/runtime/this_ult.hpp"
@@ -21,9 +22,11 @@
 
 namespace bctx = boost::context::detail;
 
+#define WEFT_ALWAYS_INLINE __attribute__((always_inline)) inline
+
 namespace weft::detail {
 
-thread_local Worker* tls_worker = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker = nullptr;
 
 namespace {
 
@@ -122,7 +125,7 @@ void Worker::start_context(Task* t) {
   t->home = this;
 }
 
-void Worker::switch_to(Task* next, PostSwitch action) {
+WEFT_ALWAYS_INLINE void Worker::switch_to(Task* next, PostSwitch action) {
   Task* prev = current_;
   post_action_ = action;
   post_task_ = prev;
@@ -168,7 +171,9 @@ void Worker::release_stack(Task* t) {
 
 // ---------------------------------------------------------------- queues
 
-void Worker::make_ready(Task* t) {
+void Worker::make_ready(Task* t) { enqueue_ready(t); }
+
+WEFT_ALWAYS_INLINE void Worker::enqueue_ready(Task* t) {
   t->ticket = next_ticket_++;
   t->next = nullptr;
   if (ready_tail_)
@@ -318,21 +323,21 @@ Task* Worker::idle() {
 
 // ---------------------------------------------------------------- ULT operations
 
-void Worker::yield() {
+WEFT_ALWAYS_INLINE void Worker::yield() {
   if (!ready_head_ && deque_.empty() && !inbox_.load(std::memory_order_relaxed)) {
     if (timers_.empty() || (++picks_ & 63) != 0) return;
     poll_timers();
     if (!ready_head_) return;
   }
   Task* self = current_;
-  make_ready(self);
+  enqueue_ready(self);
   Task* next = pick_next();
   if (next == self) return;
   ++yields_;
   switch_to(next, PostSwitch::none);
 }
 
-void Worker::park_current() {
+WEFT_ALWAYS_INLINE void Worker::park_current() {
   Task* self = current_;
   if (self->wake.exchange(0, std::memory_order_acq_rel) == 1) return;  // a pending unpark
   ++parks_;
@@ -361,7 +366,7 @@ void Worker::finish_current() {
 
 // Join fast path: `child` (unstarted, now ours) runs at once on this worker;
 // its finish switches straight back here.
-void Worker::run_claimed_child(Task* child, Task* self, bool entry_ref) {
+WEFT_ALWAYS_INLINE void Worker::run_claimed_child(Task* child, Task* self, bool entry_ref) {
   child->home = this;
   child->runner_ref = entry_ref;
   child->continuation = self;
@@ -383,7 +388,7 @@ void Worker::trim_stale_entries() {
   }
 }
 
-bool Worker::try_run_unstarted(Task* child) {
+WEFT_ALWAYS_INLINE bool Worker::try_run_unstarted(Task* child) {
   Task* self = current_;
   // Only the owner moves the bottom, so pop() yields `child` or, if a thief
   // won the race for the last entry, nothing.
@@ -468,4 +473,36 @@ WorkerStats Worker::stats() const {
   return s;
 }
 
+WEFT_ALWAYS_INLINE bool Worker::wait_for(Task* child) { return try_run_unstarted(child); }
+
+// ---------------------------------------------------------------- entry points
+// The out-of-line functions ULTs call to switch; everything below them is inlined.
+
+void wait_finished(Task* t) {
+  if (t->done.load(std::memory_order_acquire) & kFinished) return;
+  Worker* w = tls_worker;
+  if (w && t->pinned < 0 && t->runtime == w->runtime() && w->wait_for(t)) return;
+  t->joiner = current_task();
+  if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) return;
+  while (!(t->done.load(std::memory_order_acquire) & kFinished)) park();
+}
+
 }  // namespace weft::detail
+
+namespace weft {
+
+void this_ult::yield() {
+  if (detail::Worker* w = detail::tls_worker)
+    w->yield();
+  else
+    std::this_thread::yield();
+}
+
+void park() {
+  if (detail::Worker* w = detail::tls_worker)
+    w->park_current();
+  else
+    detail::park_external();
+}
+
+}  // namespace weft

@@ -55,15 +55,20 @@ class Worker {
   void join_thread();
 
   // --- owner thread only ---
+  // The paths that switch context are inlined into the one out-of-line entry
+  // a ULT calls (this_ult::yield, park, the join wait): after a switch every
+  // return mispredicts (the return-stack buffer holds the other context's
+  // frames), so each extra frame on the resumed side costs a few ns.
   Task* current() const { return current_; }
-  void yield();
-  void park_current();
+  inline void yield();
+  inline void park_current();
+  inline bool wait_for(Task* child);
   [[noreturn]] void finish_current();
   void make_ready(Task* t);           // started or pinned ULT, FIFO
   void push_new(Task* t);             // new stealable ULT
   // Join fast path: runs the unstarted `child` right now on this worker if it
   // can claim it; returns after the child finished. False if it could not.
-  bool try_run_unstarted(Task* child);
+  inline bool try_run_unstarted(Task* child);
   void add_timer(TimerEntry* e);
   Task* allocate_task_block();
   void free_task_block(Task* t);
@@ -94,12 +99,13 @@ class Worker {
   Task* steal();
   Task* find_work();
   Task* idle();
-  void run_claimed_child(Task* child, Task* self, bool entry_ref);
+  inline void run_claimed_child(Task* child, Task* self, bool entry_ref);
   void trim_stale_entries();
   void drain_inbox();
   void poll_timers();
   bool claim_for_run(Task* t);  // after taking a deque entry
-  void switch_to(Task* next, PostSwitch action);
+  inline void switch_to(Task* next, PostSwitch action);
+  inline void enqueue_ready(Task* t);
   void start_context(Task* t);
   void run_post_switch(Task* from);
   std::chrono::nanoseconds time_to_next_timer() const;
@@ -171,9 +177,12 @@ class RuntimeImpl {
   bool shut_down_ = false;
 };
 
-extern thread_local Worker* tls_worker;
+// The worker running on this thread (null on other threads). initial-exec: a
+// plain %fs-relative load, not a __tls_get_addr call, on every scheduler path.
+extern __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker;
 
 void task_entry(void* transfer);           // first frame of every ULT stack
+void park_external();                      // park() outside a ULT
 void on_resume(void* from_ctx, void* from_task);
 
 }  // namespace weft::detail
