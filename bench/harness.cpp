@@ -1,0 +1,372 @@
+// weft-bench harness: argument parsing, the run loop and the two output
+// formats (human table, JSON Lines). See harness.hpp and docs/benchmarks.md.
+#include "harness.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string_view>
+#include <thread>
+
+namespace weft::bench {
+
+double now_ns() {
+  return static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+namespace {
+
+std::vector<Suite>& registry() {
+  static std::vector<Suite> r;
+  return r;
+}
+
+struct Machine {
+  std::string host;
+  std::string cpu;
+  unsigned logical = 0;  // std::thread::hardware_concurrency()
+  int usable = 0;        // CPUs in this process's affinity mask
+};
+
+Machine machine() {
+  Machine m;
+  char buf[256] = {};
+  m.host = gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        m.cpu = line.substr(colon + 1);
+        m.cpu.erase(0, m.cpu.find_first_not_of(" \t"));
+      }
+      break;
+    }
+  }
+  if (m.cpu.empty()) m.cpu = "unknown CPU";
+  m.logical = std::thread::hardware_concurrency();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  m.usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+  return m;
+}
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          out += b;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "null";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+// Value with ~4 significant digits, for the table.
+std::string fmt(double v) {
+  char b[64];
+  if (v >= 1e5)
+    std::snprintf(b, sizeof b, "%.0f", v);
+  else if (v >= 100)
+    std::snprintf(b, sizeof b, "%.1f", v);
+  else if (v >= 1)
+    std::snprintf(b, sizeof b, "%.2f", v);
+  else
+    std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
+
+struct Stats {
+  double median = NAN, min = NAN, max = NAN;
+};
+
+Stats stats(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+struct Row {
+  const Impl* impl;
+  std::vector<double> per_op;  // ns per op, one per repetition
+  std::vector<double> total;   // ms, one per repetition
+  std::string error;           // non-empty: a run threw (e.g. wrong result)
+  Stats op, tot;
+  bool ok() const { return impl->missing.empty() && error.empty(); }
+};
+
+int usage(std::ostream& os, const std::string& bad = {}) {
+  if (!bad.empty()) os << "weft-bench: " << bad << "\n\n";
+  os << "usage: weft-bench SUITE [options]   run a suite\n"
+        "       weft-bench list              list suites and their cases\n"
+        "       weft-bench help              this text\n"
+        "options:\n"
+        "  --reps N      measured repetitions per implementation (default 5);\n"
+        "                the median is reported, with min and max\n"
+        "  --warmup N    unmeasured runs of each implementation first (default 1)\n"
+        "  --settle MS   pause before each run so other runtimes' threads go idle (default 10)\n"
+        "  --quick       small sizes (demo, CI)\n"
+        "  --filter S    only cases whose name contains S\n"
+        "  --json        JSON Lines: one record per (case, impl, metric)\n"
+        "suites:\n";
+  for (const auto& s : registry())
+    os << "  " << s.name << std::string(s.name.size() < 12 ? 12 - s.name.size() : 1, ' ')
+       << s.description << "\n";
+  return bad.empty() ? 0 : 2;
+}
+
+bool parse_int(const std::string& s, int& out) {
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || v < 0 || v > 1000000) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+void print_header(const Suite& suite, const Options& o, const Machine& m) {
+  std::printf("weft-bench %s%s\n", suite.name.c_str(), o.quick ? " --quick" : "");
+  std::printf("machine: %s | %s | %u logical CPUs, %d usable\n", m.host.c_str(),
+              m.cpu.c_str(), m.logical, m.usable);
+  std::printf("%d repetitions (+%d warm-up) per row, interleaved; value = median [min .. max]\n",
+              o.reps, o.warmup);
+  std::printf("'vs weft' = this row's time / weft's time: > 1 means weft is that many times faster\n");
+  std::printf("'vs best' = this row's time / the fastest row's time: 1.00 is the fastest\n");
+  std::fflush(stdout);
+}
+
+void print_case(const Case& c, const std::vector<Row>& rows) {
+  const Row* ref = nullptr;
+  double best = INFINITY;
+  for (const auto& r : rows) {
+    if (!r.ok()) continue;
+    if (r.impl->name == kReference) ref = &r;
+    best = std::min(best, r.op.median);
+  }
+  size_t w = 6;
+  for (const auto& r : rows) w = std::max(w, r.impl->name.size());
+  std::printf("\n%s — %s\n", c.name.c_str(), c.what.c_str());
+  std::printf("  %-*s %12s  %-22s %11s %8s %8s\n", static_cast<int>(w), "impl",
+              c.op_unit.c_str(), "[min .. max]", "total ms", "vs weft", "vs best");
+  for (const auto& r : rows) {
+    const char* name = r.impl->name.c_str();
+    if (!r.impl->missing.empty()) {
+      std::printf("  %-*s %12s  (%s)\n", static_cast<int>(w), name, "missing",
+                  r.impl->missing.c_str());
+      continue;
+    }
+    if (!r.error.empty()) {
+      std::printf("  %-*s %12s  %s\n", static_cast<int>(w), name, "FAILED", r.error.c_str());
+      continue;
+    }
+    char range[64];
+    std::snprintf(range, sizeof range, "[%s .. %s]", fmt(r.op.min).c_str(), fmt(r.op.max).c_str());
+    std::string vs_weft = ref ? fmt(r.op.median / ref->op.median) : "—";
+    std::printf("  %-*s %12s  %-22s %11s %8s %8s\n", static_cast<int>(w), name,
+                fmt(r.op.median).c_str(), range, fmt(r.tot.median).c_str(),
+                vs_weft.c_str(), fmt(r.op.median / best).c_str());
+  }
+  std::fflush(stdout);
+}
+
+void print_json(const Suite& s, const Case& c, const std::vector<Row>& rows, const Options& o,
+                const Machine& m) {
+  const Row* ref = nullptr;
+  for (const auto& r : rows)
+    if (r.ok() && r.impl->name == kReference) ref = &r;
+  for (const auto& r : rows) {
+    struct Metric {
+      const char* name;
+      const char* unit;
+      const std::vector<double>* samples;
+      const Stats* st;
+      double ref_median;
+    };
+    const Metric metrics[] = {
+        {"time_per_op", c.op_unit.c_str(), &r.per_op, &r.op, ref ? ref->op.median : NAN},
+        {"total_time", "ms", &r.total, &r.tot, ref ? ref->tot.median : NAN},
+    };
+    for (const auto& mt : metrics) {
+      std::ostringstream os;
+      os << "{\"suite\":\"" << json_escape(s.name) << "\",\"case\":\"" << json_escape(c.name)
+         << "\",\"impl\":\"" << json_escape(r.impl->name) << "\",\"metric\":\"" << mt.name
+         << "\",\"unit\":\"" << json_escape(mt.unit) << "\",\"better\":\"lower\"";
+      if (!r.ok()) {
+        const bool missing = !r.impl->missing.empty();
+        os << ",\"status\":\"" << (missing ? "missing" : "failed") << "\",\"value\":null"
+           << ",\"note\":\"" << json_escape(missing ? r.impl->missing : r.error) << "\"";
+      } else {
+        os << ",\"status\":\"ok\",\"value\":" << num(mt.st->median)
+           << ",\"repetitions\":" << mt.samples->size() << ",\"median\":" << num(mt.st->median)
+           << ",\"min\":" << num(mt.st->min) << ",\"max\":" << num(mt.st->max)
+           << ",\"samples\":[";
+        for (size_t i = 0; i < mt.samples->size(); ++i)
+          os << (i ? "," : "") << num((*mt.samples)[i]);
+        os << "],\"ratio_vs_weft\":" << num(mt.st->median / mt.ref_median);
+      }
+      os << ",\"quick\":" << (o.quick ? "true" : "false") << ",\"host\":\""
+         << json_escape(m.host) << "\",\"cpu\":\"" << json_escape(m.cpu)
+         << "\",\"cpus\":" << m.usable << "}";
+      std::printf("%s\n", os.str().c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+// Runs one implementation once; returns false (and sets row.error) if it threw.
+bool run_once(Row& row, bool record, int settle_ms) {
+  if (settle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+  try {
+    Measurement m = row.impl->run();
+    if (!(m.ops > 0) || !(m.total_ns >= 0)) throw std::runtime_error("bad measurement");
+    if (record) {
+      row.per_op.push_back(m.total_ns / m.ops);
+      row.total.push_back(m.total_ns / 1e6);
+    }
+    return true;
+  } catch (const std::exception& e) {
+    row.error = e.what();
+  } catch (...) {
+    row.error = "unknown exception";
+  }
+  return false;
+}
+
+int run_suite(const Suite& suite, const Options& o) {
+  const Machine m = machine();
+  std::vector<Case> cases = suite.cases(o);
+  size_t matched = 0;
+  for (const auto& c : cases)
+    if (o.filter.empty() || c.name.find(o.filter) != std::string::npos) ++matched;
+  if (matched == 0) {
+    std::cerr << "weft-bench: no case of suite '" << suite.name << "' matches --filter '"
+              << o.filter << "' (see 'weft-bench list')\n";
+    return 2;
+  }
+  if (!o.json) print_header(suite, o, m);
+  bool failed = false;
+  for (const auto& c : cases) {
+    if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
+    std::vector<Row> rows;
+    for (const auto& impl : c.impls) rows.push_back(Row{&impl, {}, {}, {}, {}, {}});
+    // Warm-up, then repetitions interleaved across rows so that machine noise
+    // and drift fall on every row alike.
+    for (int rep = -o.warmup; rep < o.reps; ++rep)
+      for (auto& r : rows)
+        if (r.ok()) run_once(r, rep >= 0, o.settle_ms);
+    for (auto& r : rows) {
+      if (!r.error.empty()) failed = true;
+      r.op = stats(r.per_op);
+      r.tot = stats(r.total);
+    }
+    if (o.json)
+      print_json(suite, c, rows, o, m);
+    else
+      print_case(c, rows);
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+bool register_suite(Suite suite) {
+  registry().push_back(std::move(suite));
+  return true;
+}
+
+const std::vector<Suite>& suites() { return registry(); }
+
+int main_driver(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage(std::cerr, "no suite given");
+  const std::string cmd = args[0];
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") return usage(std::cout);
+
+  Options o;
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string a = args[i], val;
+    bool has_val = false;
+    if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      val = a.substr(eq + 1);
+      a = a.substr(0, eq);
+      has_val = true;
+    }
+    auto value = [&](const char* opt) -> bool {
+      if (has_val) return true;
+      if (i + 1 >= args.size()) return false;
+      val = args[++i];
+      (void)opt;
+      return true;
+    };
+    if (a == "--quick" && !has_val) {
+      o.quick = true;
+    } else if (a == "--json" && !has_val) {
+      o.json = true;
+    } else if (a == "--reps") {
+      if (!value("--reps") || !parse_int(val, o.reps) || o.reps < 1)
+        return usage(std::cerr, "--reps needs a positive integer, got '" + val + "'");
+    } else if (a == "--warmup") {
+      if (!value("--warmup") || !parse_int(val, o.warmup))
+        return usage(std::cerr, "--warmup needs a non-negative integer, got '" + val + "'");
+    } else if (a == "--settle") {
+      if (!value("--settle") || !parse_int(val, o.settle_ms))
+        return usage(std::cerr, "--settle needs a non-negative integer (ms), got '" + val + "'");
+    } else if (a == "--filter") {
+      if (!value("--filter")) return usage(std::cerr, "--filter needs a substring");
+      o.filter = val;
+    } else {
+      return usage(std::cerr, "unknown option '" + args[i] + "'");
+    }
+  }
+
+  if (cmd == "list") {
+    for (const auto& s : registry()) {
+      std::cout << s.name << ": " << s.description << "\n";
+      for (const auto& c : s.cases(o)) {
+        std::cout << "  " << c.name << " — " << c.what << "\n    rows:";
+        for (const auto& impl : c.impls)
+          std::cout << " " << impl.name << (impl.missing.empty() ? "" : " (missing)");
+        std::cout << "\n";
+      }
+    }
+    return 0;
+  }
+  for (const auto& s : registry())
+    if (s.name == cmd) return run_suite(s, o);
+  return usage(std::cerr, "unknown suite '" + cmd + "'");
+}
+
+}  // namespace weft::bench

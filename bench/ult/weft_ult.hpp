@@ -1,0 +1,36 @@
+// weft's side of the `weft-bench ult` suite: the same shapes as the baselines
+// in baselines.hpp (each returns the measured region's wall time and its
+// operation count; each verifies its result and throws if it is wrong).
+// Defined in bench/ult/weft_ult.cpp (the runtime's owners write it; the
+// build picks the file up when it exists). Until a function is defined, its
+// case in suite.cpp lists the weft row as "missing"; registering it is the
+// one line shown beside that case.
+#pragma once
+
+#include "../harness.hpp"
+
+namespace weft::bench::ult {
+
+// `fibers` ULTs on one worker, each this_ult::yield()s `iterations` times;
+// ops = fibers * iterations.
+Measurement weft_yield(int fibers, long iterations);
+// spawn one ULT, join it, `count` times; ops = count.
+Measurement weft_create_join(long count);
+// spawn `count` ULTs, then join them all; ops = count.
+Measurement weft_create_join_batch(long count);
+// fib(n), a spawn per call with n >= 2, no cutoff, on `workers` workers;
+// must check the value against fib_value(n); ops = fib_tasks(n).
+Measurement weft_fib(int n, int workers);
+// skynet over `leaves` leaves, `width`-ary; must check the sum
+// leaves*(leaves-1)/2; ops = skynet_fibers(leaves, width).
+Measurement weft_skynet(long leaves, int width);
+// A worker idle (asleep) for `idle_us` is handed a ULT `samples` times;
+// total_ns = sum of hand-off-to-start latencies, ops = samples.
+Measurement weft_wakeup(int samples, int idle_us);
+
+// The same on `workers` workers (the ULTs are stealable).
+Measurement weft_create_join_on(int workers, long count);
+Measurement weft_create_join_batch_on(int workers, long count);
+Measurement weft_skynet_on(int workers, long leaves, int width);
+
+}  // namespace weft::bench::ult

@@ -1,0 +1,235 @@
+// Work stealing, sleeping idle workers, pinning, statistics, configuration
+// errors and shutdown of a deadlocked program.
+
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <thread>
+
+#include "test_support.hpp"
+#if defined(WEFT_ASAN)
+#include <sanitizer/lsan_interface.h>
+#endif
+#include "weft/sched/cpuset.hpp"
+
+namespace weft::test {
+namespace {
+
+Config two_workers() {
+  Config c;
+  c.workers = 2;
+  c.pin_workers = false;
+  return c;
+}
+
+TEST(Scheduler, IdleWorkersStealUnstartedUlts) {
+  Runtime rt(two_workers());
+  std::set<int> workers_seen;
+  Mutex m;
+  rt.spawn_on(0, [&] {
+      std::vector<Ult<void>> children;
+      for (int i = 0; i < 200; ++i)
+        children.push_back(spawn([&] {
+          auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          std::lock_guard lock(m);
+          workers_seen.insert(this_ult::worker_index());
+        }));
+      // Keep worker 0 busy without yielding, so only a thief can run them.
+      auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      for (auto& c : children) c.join();
+    }).join();
+  EXPECT_TRUE(workers_seen.count(1)) << "worker 1 never ran a stolen ULT";
+  EXPECT_GT(rt.stats().workers[1].steals, 0u);
+}
+
+TEST(Scheduler, StartedUltsStayOnTheirWorker) {
+  Runtime rt(two_workers());
+  std::atomic<bool> moved{false};
+  rt.run([&] {
+    TaskGroup group;
+    for (int i = 0; i < 100; ++i)
+      group.run([&] {
+        int w = this_ult::worker_index();
+        for (int k = 0; k < 100; ++k) {
+          this_ult::yield();
+          if (k % 10 == 0) this_ult::sleep_for(std::chrono::microseconds(10));
+          if (this_ult::worker_index() != w) moved = true;
+        }
+      });
+    group.wait();
+  });
+  EXPECT_FALSE(moved.load());
+}
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+TEST(Scheduler, IdleRuntimeUsesAlmostNoCpu) {
+  Runtime rt(two_workers());
+  rt.run([] {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the workers fall asleep
+  double before = cpu_seconds();
+  auto start = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double used = cpu_seconds() - before;
+  // Generous bound: 10% of one core (a spinning worker would use 100% per worker).
+  EXPECT_LT(used / wall, 0.10) << "idle runtime used " << used << " s of CPU in " << wall << " s";
+  EXPECT_GT(rt.stats().total().sleeps, 0u);
+}
+
+TEST(Scheduler, NewWorkWakesASleepingWorker) {
+  Runtime rt(two_workers());
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // workers asleep
+    EXPECT_EQ(rt.spawn_on(i % 2, [] { return 1; }).join(), 1);
+  }
+}
+
+TEST(Scheduler, WorkersArePinnedWhereConfigured) {
+  auto allowed = sched::allowed_cpus();
+  Config c;
+  c.workers = 1;
+  c.cpus = {allowed.back()};
+  Runtime rt(c);
+  EXPECT_EQ(rt.worker_cpus(), std::vector<int>{allowed.back()});
+  int cpu_count = rt.run([] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    sched_getaffinity(0, sizeof set, &set);
+    return CPU_COUNT(&set);
+  });
+  EXPECT_EQ(cpu_count, 1);
+  EXPECT_EQ(rt.run([] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    sched_getaffinity(0, sizeof set, &set);
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set)) return i;
+    return -1;
+  }),
+            allowed.back());
+}
+
+TEST(Scheduler, DefaultWorkerCountFollowsTheAllowedCpus) {
+  Runtime rt;
+  EXPECT_EQ(rt.num_workers(), sched::default_worker_count());
+}
+
+TEST(Scheduler, StatsCountTheEvents) {
+  Config c = two_workers();
+  Runtime rt(c);
+  rt.spawn_on(0, [] {
+      auto other = spawn_on(0, [] {
+        for (int i = 0; i < 100; ++i) this_ult::yield();
+      });
+      for (int i = 0; i < 100; ++i) this_ult::yield();
+      other.join();
+    }).join();
+  Stats s = rt.stats();
+  ASSERT_EQ(s.workers.size(), 2u);
+  EXPECT_GE(s.workers[0].yields, 100u);
+  EXPECT_GE(s.workers[0].switches, 200u);
+  EXPECT_GE(s.total().spawns, 1u);
+  EXPECT_NE(s.to_string().find("total"), std::string::npos);
+}
+
+void expect_invalid(const Config& c, const std::string& fragment) {
+  try {
+    Runtime rt(c);
+    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << fragment << "'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(SchedulerConfig, ImpossibleSettingsAreClearErrors) {
+  Config c;
+  c.workers = -1;
+  expect_invalid(c, "negative");
+  c.workers = static_cast<int>(sched::allowed_cpus().size()) + 1;
+  expect_invalid(c, "CPUs are allowed");
+  c = Config{};
+  c.cpus = {100000};
+  expect_invalid(c, "CPU 100000");
+  c = Config{};
+  c.stack_size = 1024;
+  expect_invalid(c, "too small");
+  c = Config{};
+  c.placement = "NO_SUCH_POLICY";
+  expect_invalid(c, "NO_SUCH_POLICY");
+}
+
+TEST(SchedulerConfig, OversubscriptionNeedsPinningOff) {
+  Config c;
+  c.workers = static_cast<int>(sched::allowed_cpus().size()) + 2;
+  c.pin_workers = false;
+  Runtime rt(c);
+  EXPECT_EQ(rt.num_workers(), c.workers);
+  EXPECT_EQ(rt.run([] { return this_ult::num_workers(); }), c.workers);
+}
+
+struct EnvVar {
+  std::string name;
+  EnvVar(std::string n, const char* value) : name(std::move(n)) { setenv(name.c_str(), value, 1); }
+  ~EnvVar() { unsetenv(name.c_str()); }
+};
+
+TEST(SchedulerConfig, EnvironmentOverridesTheConfig) {
+  {
+    EnvVar w("WEFT_WORKERS", "1");
+    EnvVar s("WEFT_STACK_SIZE", "128K");
+    Runtime rt(two_workers());
+    EXPECT_EQ(rt.num_workers(), 1);
+    EXPECT_EQ(rt.config().stack_size, 128u * 1024);
+  }
+  for (auto [name, value] : {std::pair{"WEFT_WORKERS", "two"}, std::pair{"WEFT_WORKERS", "-3"},
+                             std::pair{"WEFT_STACK_SIZE", "12Q"}, std::pair{"WEFT_PIN", "maybe"},
+                             std::pair{"WEFT_CPUS", "0,,x"}, std::pair{"WEFT_IDLE_SPIN_US", ""}}) {
+    EnvVar v(name, value);
+    try {
+      Runtime rt;
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SchedulerShutdown, DeadlockedUltsAreReportedAndAbandoned) {
+  testing::internal::CaptureStderr();
+  {
+    Runtime rt(two_workers());
+#if defined(WEFT_ASAN)
+    __lsan::ScopedDisabler abandoned_on_purpose;  // the blocked ULT's block is never freed
+#endif
+    rt.spawn([] { park(); }).detach();  // nothing will ever unpark it
+  }
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("1 ULT(s) blocked"), std::string::npos) << err;
+}
+
+TEST(SchedulerShutdown, DetachedExceptionIsReported) {
+  testing::internal::CaptureStderr();
+  {
+    Runtime rt(two_workers());
+    rt.spawn([] { throw std::runtime_error("lost"); }).detach();
+  }
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("lost"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace weft::test
