@@ -1,0 +1,176 @@
+#pragma once
+// H-Synch (Fatourou & Kallimanis, PPoPP 2012, §4; Osci paper §2, Table 2):
+// hierarchical CC-Synch for clustered machines. Each cluster has its own
+// CC-Synch list; a cluster's combiner takes a global CLH lock, serves up to
+// h requests of its cluster, releases the lock and hands its role to the next
+// node of its list. Requests of one cluster are combined with local traffic
+// only; clusters compete for the global lock once per batch.
+//
+// Which cluster a caller joins is decided when its handle is made:
+// HSynchConfig::cluster_of maps the current worker index
+// (weft::sync::current_worker_index(), the runtime's this_ult::worker_index())
+// to a cluster; for plain threads (index -1) the thread's ordinal is used.
+// handle_in_cluster(c) chooses explicitly. The choice affects only speed.
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "weft/sync/clh_lock.hpp"
+#include "weft/sync/combining.hpp"
+#include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/node_arena.hpp"
+#include "weft/sync/wait.hpp"
+
+namespace weft::sync {
+
+struct HSynchConfig {
+  std::size_t max_combine = 0;  // h, as in CombiningConfig
+  // Number of clusters; 0 = std::thread::hardware_concurrency() (one per core,
+  // i.e. one per worker when workers are pinned one per core).
+  int clusters = 0;
+  // worker index (or thread ordinal for plain threads) -> cluster; taken
+  // modulo `clusters`. nullptr = identity.
+  int (*cluster_of)(int worker) = nullptr;
+};
+
+template <SequentialObject Seq, WaitPolicy Wait = SpinWait>
+class HSynch {
+ public:
+  using Sequential = Seq;
+  using Op = typename Seq::Op;
+  using Result = typename Seq::Result;
+
+ private:
+  struct alignas(cache_line_size) Node {
+    std::atomic<Node*> next{nullptr};
+    std::atomic<bool> wait{false};
+    bool completed = false;
+    Op op{};
+    Result ret{};
+  };
+  struct alignas(cache_line_size) ClusterTail {
+    std::atomic<Node*> tail{nullptr};
+  };
+
+ public:
+  class Handle {
+   public:
+    Handle() = default;
+    Handle(Handle&& o) noexcept
+        : obj_(std::exchange(o.obj_, nullptr)), node_(o.node_), cluster_(o.cluster_), lock_(std::move(o.lock_)) {}
+    Handle& operator=(Handle&& o) noexcept {
+      if (this != &o) {
+        release();
+        obj_ = std::exchange(o.obj_, nullptr);
+        node_ = o.node_;
+        cluster_ = o.cluster_;
+        lock_ = std::move(o.lock_);
+      }
+      return *this;
+    }
+    ~Handle() { release(); }
+    int cluster() const noexcept { return cluster_; }
+
+   private:
+    friend class HSynch;
+    Handle(HSynch* obj, Node* n, int cluster, typename ClhLock<Wait>::Handle lock)
+        : obj_(obj), node_(n), cluster_(cluster), lock_(std::move(lock)) {
+      obj_->bound_.handle_created();
+    }
+    void release() noexcept {
+      if (obj_) {
+        obj_->arena_.recycle(node_);
+        obj_->bound_.handle_destroyed();
+        obj_ = nullptr;
+      }
+    }
+    HSynch* obj_ = nullptr;
+    Node* node_ = nullptr;
+    int cluster_ = 0;
+    typename ClhLock<Wait>::Handle lock_;
+  };
+
+  HSynch() : HSynch(Seq{}) {}
+  explicit HSynch(Seq seq, HSynchConfig cfg = {})
+      : seq_(std::move(seq)),
+        bound_(cfg.max_combine),
+        nclusters_(cfg.clusters > 0 ? cfg.clusters : default_clusters()),
+        cluster_of_(cfg.cluster_of),
+        tails_(std::make_unique<ClusterTail[]>(static_cast<std::size_t>(nclusters_))) {
+    for (int c = 0; c < nclusters_; ++c) tails_[c].tail.store(arena_.make(), std::memory_order_relaxed);
+  }
+  explicit HSynch(Seq seq, CombiningConfig cfg) : HSynch(std::move(seq), HSynchConfig{.max_combine = cfg.max_combine}) {}
+  HSynch(const HSynch&) = delete;
+  HSynch& operator=(const HSynch&) = delete;
+
+  int clusters() const noexcept { return nclusters_; }
+
+  // A handle in the cluster of the calling worker (or plain thread).
+  Handle handle() {
+    int w = current_worker_index();
+    if (w < 0) w = current_thread_ordinal();
+    int c = cluster_of_ ? cluster_of_(w) : w;
+    return handle_in_cluster(c);
+  }
+  Handle handle_in_cluster(int c) {
+    c %= nclusters_;
+    if (c < 0) c += nclusters_;
+    return Handle(this, arena_.acquire(), c, global_.handle());
+  }
+
+  Result apply(Handle& h, const Op& op) {
+    // CC-Synch within the cluster ...
+    Node* next = h.node_;
+    next->next.store(nullptr, std::memory_order_relaxed);
+    next->wait.store(true, std::memory_order_relaxed);
+    next->completed = false;
+    Node* cur = tails_[h.cluster_].tail.exchange(next, std::memory_order_acq_rel);
+    cur->op = op;
+    cur->next.store(next, std::memory_order_release);
+    h.node_ = cur;
+    wait_until<Wait>([&] { return !cur->wait.load(std::memory_order_acquire); });
+    if (cur->completed) return cur->ret;
+
+    // ... and the cluster's combiner serializes with other clusters' combiners
+    // through the global CLH lock.
+    global_.lock(h.lock_);
+    const std::size_t h_bound = bound_.get();
+    std::size_t counter = 0;
+    Node* p = cur;
+    Node* pn;
+    while ((pn = p->next.load(std::memory_order_acquire)) != nullptr && counter < h_bound) {
+      ++counter;
+      p->ret = seq_.apply(p->op);
+      p->completed = true;
+      p->wait.store(false, std::memory_order_release);
+      p = pn;
+    }
+    stats_.add_round(counter);
+    global_.unlock(h.lock_);
+    p->wait.store(false, std::memory_order_release);
+    return cur->ret;
+  }
+
+  CombiningStats stats() const noexcept { return stats_.get(); }
+  Seq& unsafe_object() noexcept { return seq_; }
+
+ private:
+  static int default_clusters() noexcept {
+    const unsigned n = std::thread::hardware_concurrency();
+    return n ? static_cast<int>(n) : 1;
+  }
+
+  alignas(cache_line_size) Seq seq_;
+  detail::CombineBound bound_;
+  detail::StatsCounter stats_;
+  int nclusters_;
+  int (*cluster_of_)(int);
+  std::unique_ptr<ClusterTail[]> tails_;
+  ClhLock<Wait> global_;
+  detail::NodeArena<Node> arena_;
+};
+
+}  // namespace weft::sync

@@ -1,0 +1,270 @@
+#pragma once
+// Osci (Fatourou & Kallimanis, "Lock Oscillation: Boosting the Performance of
+// Concurrent Data Structures", OPODIS 2017, Algorithm 1).
+//
+// Combining in two levels. Within a core, the first caller (the "director")
+// publishes one of its two "fat" ListNodes in Announce[core], records its
+// request there, opens the node's door and yields (line 10): the other ULTs
+// of the core run and record their requests in the same node, each holding
+// the door for a moment. When the director runs again it closes the door and
+// appends the whole batch to the shared request list with ONE Swap on Tail
+// (line 13). Across cores, the list is combined CC-Synch-style: the combiner
+// walks it, serving every request of every node (at most h requests, counted
+// at node granularity, line 37), and hands the combiner role to the first
+// request of the next node (lines 43-44), or empties the list with a CAS on
+// Tail (line 40).
+//
+// Differences from the pseudocode, all for generality or safety:
+// - slots in a node are taken in arrival order (a count under the door)
+//   rather than fixed at `i mod t`, so any number of ULTs per worker works;
+//   a full node is treated like a closed door (retry from line 2);
+// - the director prepares its node (door still CLOSE) before publishing it in
+//   Announce, rather than after, and opens the door right after publishing;
+// - a node counts the recorders that have not yet read their result, and its
+//   director waits for them before reusing it: with preemptive threads (or a
+//   ULT that was released but not yet rescheduled) a slow reader must not see
+//   its slot overwritten by the next batch.
+// The core of a caller is weft::this_ult::worker_index() (through
+// current_worker_index(); plain threads use their ordinal), modulo
+// OsciConfig::cores. Like the paper, Osci is correct with any scheduler; it
+// is fast when a yield is a cheap, fair ULT switch (the default YieldWait).
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "weft/sync/combining.hpp"
+#include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/node_arena.hpp"
+#include "weft/sync/wait.hpp"
+
+namespace weft::sync {
+
+struct OsciConfig {
+  std::size_t max_combine = 0;  // h, as in CombiningConfig (the paper uses 2n)
+  // Number of Announce slots, one per core/worker; 0 = hardware_concurrency().
+  int cores = 0;
+};
+
+template <SequentialObject Seq, WaitPolicy Wait = YieldWait, std::size_t SlotsPerNode = 64>
+class Osci {
+  static_assert(SlotsPerNode >= 1);
+
+ public:
+  using Sequential = Seq;
+  using Op = typename Seq::Op;
+  using Result = typename Seq::Result;
+
+ private:
+  enum : int { kLocked = 0, kOpen = 1, kClose = 2 };  // door values of Algorithm 1
+
+  struct ThreadReq {
+    std::atomic<bool> locked{true};
+    bool completed = false;  // written before locked.store(false, release)
+    Op req{};
+    Result ret{};
+  };
+  struct alignas(cache_line_size) ListNode {
+    alignas(cache_line_size) std::atomic<int> door{kClose};
+    std::atomic<ListNode*> next{nullptr};
+    std::atomic<int> readers{0};  // recorders (not the director) yet to read their ret
+    std::size_t count = 0;        // slots in use; changed only while holding the door
+    alignas(cache_line_size) ThreadReq reqs[SlotsPerNode];
+  };
+  struct alignas(cache_line_size) AnnounceSlot {
+    std::atomic<ListNode*> node{nullptr};
+  };
+
+ public:
+  // Per-caller state: the two ListNodes a caller uses as director (line 1).
+  // Retired, not reused, when the handle dies (Tail or a combiner may still
+  // point at them); freed with the object.
+  class Handle {
+   public:
+    Handle() = default;
+    Handle(Handle&& o) noexcept
+        : obj_(std::exchange(o.obj_, nullptr)), nodes_{o.nodes_[0], o.nodes_[1]}, toggle_(o.toggle_) {}
+    Handle& operator=(Handle&& o) noexcept {
+      if (this != &o) {
+        release();
+        obj_ = std::exchange(o.obj_, nullptr);
+        nodes_[0] = o.nodes_[0];
+        nodes_[1] = o.nodes_[1];
+        toggle_ = o.toggle_;
+      }
+      return *this;
+    }
+    ~Handle() { release(); }
+
+   private:
+    friend class Osci;
+    Handle(Osci* obj, ListNode* a, ListNode* b) : obj_(obj), nodes_{a, b} { obj_->bound_.handle_created(); }
+    void release() noexcept {
+      if (obj_) {
+        obj_->bound_.handle_destroyed();
+        obj_ = nullptr;
+      }
+    }
+    Osci* obj_ = nullptr;
+    ListNode* nodes_[2] = {nullptr, nullptr};
+    unsigned toggle_ = 0;
+  };
+
+  Osci() : Osci(Seq{}) {}
+  explicit Osci(Seq seq, OsciConfig cfg = {})
+      : seq_(std::move(seq)),
+        bound_(cfg.max_combine),
+        ncores_(cfg.cores > 0 ? cfg.cores : default_cores()),
+        announce_(std::make_unique<AnnounceSlot[]>(static_cast<std::size_t>(ncores_))) {}
+  explicit Osci(Seq seq, CombiningConfig cfg) : Osci(std::move(seq), OsciConfig{.max_combine = cfg.max_combine}) {}
+  Osci(const Osci&) = delete;
+  Osci& operator=(const Osci&) = delete;
+
+  Handle handle() {
+    ListNode* a = arena_.make();
+    ListNode* b = arena_.make();
+    return Handle(this, a, b);
+  }
+
+  Result apply(Handle& h, const Op& arg) {
+    AnnounceSlot& announce = announce_[static_cast<std::size_t>(core_index())];
+    ListNode* my_node;
+    std::size_t offset;
+    for (;;) {
+      // Line 1: the node we would direct; prepared while still private.
+      ListNode* mine = h.nodes_[h.toggle_];
+      wait_until<Wait>([&] { return mine->readers.load(std::memory_order_acquire) == 0; });
+      // The door stays CLOSE (from its last use) until the node is published:
+      // a recorder holding a stale pointer to it restarts from line 2.
+      mine->next.store(nullptr, std::memory_order_relaxed);
+      mine->count = 1;
+      mine->reqs[0].req = arg;                                      // line 5
+      mine->reqs[0].completed = false;                              // line 7
+      mine->reqs[0].locked.store(true, std::memory_order_relaxed);  // line 6
+      ListNode* cur = nullptr;
+      if (announce.node.compare_exchange_strong(cur, mine, std::memory_order_acq_rel,
+                                                std::memory_order_acquire)) {  // line 2
+        // Lines 3-18: we are the director of this core's batch.
+        h.toggle_ ^= 1u;                                       // line 4
+        mine->door.store(kOpen, std::memory_order_release);    // line 9: recording period
+        Wait{}.pause();                                        // line 10: let the core's ULTs record
+        announce.node.store(nullptr, std::memory_order_release);  // line 11
+        for (;;) {                                             // line 12: close the door
+          int open = kOpen;
+          if (mine->door.compare_exchange_strong(open, kClose, std::memory_order_acq_rel,
+                                                 std::memory_order_relaxed))
+            break;
+          Wait{}.pause();
+        }
+        ListNode* prev = tail_.exchange(mine, std::memory_order_acq_rel);  // line 13
+        my_node = mine;
+        offset = 0;
+        if (prev == nullptr) break;                             // empty list: combiner
+        prev->next.store(mine, std::memory_order_release);     // line 15
+        wait_until<Wait>([&] { return !mine->reqs[0].locked.load(std::memory_order_acquire); });  // line 16
+        if (mine->reqs[0].completed) return mine->reqs[0].ret;  // lines 17-18
+        break;                                                  // released uncompleted: combiner
+      }
+      // Lines 19-28: record in the director's node `cur`.
+      bool recorded = false;
+      for (;;) {  // lines 20-22: acquire the door
+        int open = kOpen;
+        if (cur->door.compare_exchange_strong(open, kLocked, std::memory_order_acquire,
+                                              std::memory_order_relaxed)) {
+          if (cur->count < SlotsPerNode) {
+            offset = cur->count;
+            ThreadReq& slot = cur->reqs[offset];
+            slot.req = arg;  // line 24
+            slot.completed = false;
+            slot.locked.store(true, std::memory_order_relaxed);
+            cur->count = offset + 1;
+            cur->readers.fetch_add(1, std::memory_order_relaxed);
+            recorded = true;
+          }
+          cur->door.store(kOpen, std::memory_order_release);  // line 25
+          break;
+        }
+        if (open == kClose) break;  // line 21: batch closed, start from scratch
+        Wait{}.pause();             // line 22
+      }
+      if (!recorded) {
+        Wait{}.pause();
+        continue;  // back to line 2
+      }
+      my_node = cur;  // line 23
+      ThreadReq& slot = cur->reqs[offset];
+      wait_until<Wait>([&] { return !slot.locked.load(std::memory_order_acquire); });  // line 26
+      if (slot.completed) {  // lines 27-28
+        Result r = slot.ret;
+        cur->readers.fetch_sub(1, std::memory_order_release);
+        return r;
+      }
+      break;  // released uncompleted: combiner
+    }
+    return combine(my_node, offset);
+  }
+
+  CombiningStats stats() const noexcept { return stats_.get(); }
+  Seq& unsafe_object() noexcept { return seq_; }
+  int cores() const noexcept { return ncores_; }
+
+ private:
+  // Lines 29-45: serve whole nodes from `my_node` on, then pass the role on.
+  Result combine(ListNode* my_node, std::size_t offset) {
+    const std::size_t h_bound = bound_.get();
+    std::size_t counter = 0;
+    ListNode* tmp = my_node;  // line 29
+    for (;;) {                // line 30
+      const std::size_t n = tmp->count;
+      for (std::size_t j = 0; j < n; ++j) {  // lines 31-36
+        ThreadReq& r = tmp->reqs[j];
+        if (!r.completed) {
+          r.ret = seq_.apply(r.req);
+          r.completed = true;
+          if (tmp != my_node || j != offset) r.locked.store(false, std::memory_order_release);
+          ++counter;
+        }
+      }
+      ListNode* next = tmp->next.load(std::memory_order_acquire);
+      if (next == nullptr || counter >= h_bound) break;  // line 37
+      tmp = next;                                        // line 38
+    }
+    stats_.add_round(counter);
+    Result result = my_node->reqs[offset].ret;
+    if (offset != 0) my_node->readers.fetch_sub(1, std::memory_order_release);  // a recorder done reading
+    ListNode* next = tmp->next.load(std::memory_order_acquire);
+    if (next == nullptr) {  // line 39
+      ListNode* expected = tmp;
+      if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel,
+                                        std::memory_order_relaxed))  // line 40
+        return result;
+      wait_until<Wait>([&] { return (next = tmp->next.load(std::memory_order_acquire)) != nullptr; });  // line 42
+    }
+    // Lines 43-44: the first request of the next node (its director's) combines next.
+    next->reqs[0].locked.store(false, std::memory_order_release);
+    return result;
+  }
+
+  int core_index() const {
+    int w = current_worker_index();
+    if (w < 0) w = current_thread_ordinal();
+    return w % ncores_;
+  }
+  static int default_cores() noexcept {
+    const unsigned n = std::thread::hardware_concurrency();
+    return n ? static_cast<int>(n) : 1;
+  }
+
+  alignas(cache_line_size) std::atomic<ListNode*> tail_{nullptr};
+  alignas(cache_line_size) Seq seq_;
+  detail::CombineBound bound_;
+  detail::StatsCounter stats_;
+  int ncores_;
+  std::unique_ptr<AnnounceSlot[]> announce_;
+  detail::NodeArena<ListNode> arena_;
+};
+
+}  // namespace weft::sync

@@ -1,0 +1,124 @@
+#pragma once
+// Oyama, Taura & Yonezawa's combining algorithm ("Executing parallel programs
+// with synchronization bottlenecks efficiently", PDSIA 1999; the Osci paper's
+// "OyamaAlg" baseline, Tables 1-2). A caller pushes its request node on a
+// lock-free LIFO announcement list (CAS on Tail), then tries a test-and-set
+// lock. The lock holder repeatedly detaches the whole list with a Swap and
+// serves every request in it, until the list is empty or h requests were
+// served. Waiters watch their node's completed flag and the lock; when the
+// lock is free and their request is still pending, they try to take it.
+
+#include <atomic>
+#include <cstddef>
+#include <utility>
+
+#include "weft/sync/combining.hpp"
+#include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/node_arena.hpp"
+#include "weft/sync/wait.hpp"
+
+namespace weft::sync {
+
+template <SequentialObject Seq, WaitPolicy Wait = SpinWait>
+class Oyama {
+ public:
+  using Sequential = Seq;
+  using Op = typename Seq::Op;
+  using Result = typename Seq::Result;
+
+ private:
+  struct alignas(cache_line_size) Node {
+    Node* next = nullptr;  // written before the publishing CAS, read after the detaching Swap
+    std::atomic<bool> completed{false};
+    Op op{};
+    Result ret{};
+  };
+
+ public:
+  class Handle {
+   public:
+    Handle() = default;
+    Handle(Handle&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), node_(o.node_) {}
+    Handle& operator=(Handle&& o) noexcept {
+      if (this != &o) {
+        release();
+        obj_ = std::exchange(o.obj_, nullptr);
+        node_ = o.node_;
+      }
+      return *this;
+    }
+    ~Handle() { release(); }
+
+   private:
+    friend class Oyama;
+    Handle(Oyama* obj, Node* n) : obj_(obj), node_(n) { obj_->bound_.handle_created(); }
+    void release() noexcept {
+      if (obj_) {
+        obj_->arena_.recycle(node_);  // completed: no combiner references it
+        obj_->bound_.handle_destroyed();
+        obj_ = nullptr;
+      }
+    }
+    Oyama* obj_ = nullptr;
+    Node* node_ = nullptr;
+  };
+
+  Oyama() : Oyama(Seq{}) {}
+  explicit Oyama(Seq seq, CombiningConfig cfg = {}) : seq_(std::move(seq)), bound_(cfg.max_combine) {}
+  Oyama(const Oyama&) = delete;
+  Oyama& operator=(const Oyama&) = delete;
+
+  Handle handle() { return Handle(this, arena_.acquire()); }
+
+  Result apply(Handle& h, const Op& op) {
+    Node* my = h.node_;
+    my->op = op;
+    my->completed.store(false, std::memory_order_relaxed);
+    // Announce: push on the list (Table 2 variant: wait between CAS attempts).
+    Node* t = tail_.load(std::memory_order_relaxed);
+    for (;;) {
+      my->next = t;
+      if (tail_.compare_exchange_weak(t, my, std::memory_order_release, std::memory_order_relaxed)) break;
+      Wait w;
+      w.pause();
+    }
+    for (;;) {
+      if (!lock_.load(std::memory_order_relaxed) && !lock_.exchange(true, std::memory_order_acquire)) {
+        // Combiner. Our node is either still in the list (the first Swap
+        // takes it) or was served by a previous lock holder.
+        const std::size_t h_bound = bound_.get();
+        std::size_t counter = 0;
+        Node* p;
+        while (counter < h_bound && (p = tail_.exchange(nullptr, std::memory_order_acquire)) != nullptr) {
+          while (p != nullptr) {
+            ++counter;
+            Node* nx = p->next;
+            p->ret = seq_.apply(p->op);
+            p->completed.store(true, std::memory_order_release);  // p's owner may reuse p now
+            p = nx;
+          }
+        }
+        stats_.add_round(counter);
+        lock_.store(false, std::memory_order_release);
+        return my->ret;
+      }
+      wait_until<Wait>([&] {
+        return my->completed.load(std::memory_order_acquire) || !lock_.load(std::memory_order_relaxed);
+      });
+      if (my->completed.load(std::memory_order_acquire)) return my->ret;
+    }
+  }
+
+  CombiningStats stats() const noexcept { return stats_.get(); }
+  Seq& unsafe_object() noexcept { return seq_; }
+
+ private:
+  alignas(cache_line_size) std::atomic<bool> lock_{false};
+  alignas(cache_line_size) std::atomic<Node*> tail_{nullptr};
+  alignas(cache_line_size) Seq seq_;
+  detail::CombineBound bound_;
+  detail::StatsCounter stats_;
+  detail::NodeArena<Node> arena_;
+};
+
+}  // namespace weft::sync
