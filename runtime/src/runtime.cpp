@@ -203,7 +203,6 @@ void submit_new(Task* t, RuntimeImpl* rt, int pinned) {
   if (w && w->runtime() == rt) {
     t->id = w->next_id();
     ++w->spawned;
-    ++w->spawns_counter();
     if (pinned < 0) {
       w->push_new(t);
     } else if (pinned == w->index()) {

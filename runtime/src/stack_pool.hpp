@@ -22,13 +22,9 @@ class StackPool {
   std::size_t usable_bytes() const { return usable_; }
   static std::size_t guard_bytes();
 
-  // Binds future stacks' pages to a NUMA node (-1 = no binding).
-  void set_numa_node(int node) { numa_node_ = node; }
-
  private:
   std::size_t usable_;
   std::size_t keep_;
-  int numa_node_ = -1;
   std::vector<char*> free_;
 };
 

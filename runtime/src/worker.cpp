@@ -463,7 +463,7 @@ WorkerStats Worker::stats() const {
   WorkerStats s;
   s.worker = index_;
   s.os_cpu = os_cpu_;
-  s.spawns = spawns_.get();
+  s.spawns = spawned.get();
   s.switches = switches_.get();
   s.yields = yields_.get();
   s.steals = steals_.get();
@@ -473,15 +473,13 @@ WorkerStats Worker::stats() const {
   return s;
 }
 
-WEFT_ALWAYS_INLINE bool Worker::wait_for(Task* child) { return try_run_unstarted(child); }
-
 // ---------------------------------------------------------------- entry points
 // The out-of-line functions ULTs call to switch; everything below them is inlined.
 
 void wait_finished(Task* t) {
   if (t->done.load(std::memory_order_acquire) & kFinished) return;
   Worker* w = tls_worker;
-  if (w && t->pinned < 0 && t->runtime == w->runtime() && w->wait_for(t)) return;
+  if (w && t->pinned < 0 && t->runtime == w->runtime() && w->try_run_unstarted(t)) return;
   t->joiner = current_task();
   if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) return;
   while (!(t->done.load(std::memory_order_acquire) & kFinished)) park();

@@ -62,7 +62,6 @@ class Worker {
   Task* current() const { return current_; }
   inline void yield();
   inline void park_current();
-  inline bool wait_for(Task* child);
   [[noreturn]] void finish_current();
   void make_ready(Task* t);           // started or pinned ULT, FIFO
   void push_new(Task* t);             // new stealable ULT
@@ -138,10 +137,7 @@ class Worker {
   std::thread thread_;
   void* altstack_ = nullptr;
 
-  Counter spawns_, switches_, yields_, steals_, parks_, sleeps_, wakeups_;
-
- public:
-  Counter& spawns_counter() { return spawns_; }
+  Counter switches_, yields_, steals_, parks_, sleeps_, wakeups_;
 };
 
 // The shared part of one weft::Runtime.
