@@ -69,8 +69,11 @@ RuntimeImpl::RuntimeImpl(const Config& config) : config_(Config::from_env(config
   if (config_.idle_spin_us < 0)
     throw std::invalid_argument("weft: Config::idle_spin_us must not be negative");
   std::vector<int> cpus = choose_cpus(config_);
-  for (int i = 0; i < config_.workers; ++i)
-    workers_.push_back(std::make_unique<Worker>(this, i, cpus[static_cast<std::size_t>(i)]));
+  for (int i = 0; i < config_.workers; ++i) {
+    const int cpu = cpus[static_cast<std::size_t>(i)];
+    const int node = config_.pin_workers ? os_node_of_cpu(cpu) : -1;
+    workers_.emplace_back(new (Worker::OnNode{node}) Worker(this, i, cpu, node));
+  }
   auto orders = steal_orders(cpus);
   for (int i = 0; i < config_.workers; ++i) {
     std::vector<Worker*> victims;

@@ -1,5 +1,7 @@
 #include "stack_pool.hpp"
 
+#include "node_memory.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,7 +14,7 @@ std::size_t StackPool::guard_bytes() {
   return page;
 }
 
-StackPool::StackPool(std::size_t usable_bytes, std::size_t keep) : keep_(keep) {
+StackPool::StackPool(std::size_t usable_bytes, std::size_t keep, int os_node) : keep_(keep), os_node_(os_node) {
   std::size_t page = guard_bytes();
   usable_ = (usable_bytes + page - 1) / page * page;
   free_.reserve(keep_);
@@ -36,6 +38,7 @@ char* StackPool::acquire() {
     munmap(base, usable_ + guard);
     throw std::bad_alloc();
   }
+  prefer_node(static_cast<char*>(base) + guard, usable_, os_node_);
   return static_cast<char*>(base) + guard;
 }
 

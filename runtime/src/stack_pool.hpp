@@ -1,6 +1,7 @@
 #pragma once
 // Per-worker pool of ULT stacks: mmap'd, with a PROT_NONE guard page below
-// each, reused LIFO (the most recently used stack is the warmest in cache).
+// each, on the worker's NUMA node (node_memory.hpp), reused LIFO (the most
+// recently used stack is the warmest in cache).
 
 #include <cstddef>
 #include <vector>
@@ -9,7 +10,8 @@ namespace weft::detail {
 
 class StackPool {
  public:
-  StackPool(std::size_t usable_bytes, std::size_t keep);
+  // os_node: the NUMA node new stacks prefer (-1: no preference).
+  StackPool(std::size_t usable_bytes, std::size_t keep, int os_node);
   ~StackPool();
   StackPool(const StackPool&) = delete;
   StackPool& operator=(const StackPool&) = delete;
@@ -25,6 +27,7 @@ class StackPool {
  private:
   std::size_t usable_;
   std::size_t keep_;
+  int os_node_;
   std::vector<char*> free_;
 };
 

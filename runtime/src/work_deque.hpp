@@ -4,12 +4,14 @@
 // PPoPP'13). The owner pushes and pops at the bottom; the owner and thieves
 // take the oldest entry at the top. Each slot also carries the entry's ticket
 // (its place in the worker's FIFO order), readable without touching the task.
+// The slot arrays live on the owner's NUMA node (node_memory.hpp).
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "node_memory.hpp"
 #include "weft/runtime/detail/task.hpp"
 
 namespace weft::detail {
@@ -21,8 +23,9 @@ class WorkDeque {
     std::uint64_t ticket = 0;
   };
 
-  explicit WorkDeque(std::size_t capacity = 1024) {
-    auto* a = new Array(capacity);
+  // capacity: a power of two; os_node: where the arrays live (-1: anywhere).
+  explicit WorkDeque(std::size_t capacity = 1024, int os_node = -1) : os_node_(os_node) {
+    Array* a = Array::make(capacity, os_node_);
     array_.store(a, std::memory_order_relaxed);
     arrays_.emplace_back(a);
   }
@@ -99,12 +102,25 @@ class WorkDeque {
   }
 
  private:
+  // A header and its slots in one node-local mapping.
   struct Array {
-    explicit Array(std::size_t capacity) : mask(capacity - 1), slots(capacity) {}
     struct Slot {
       std::atomic<Task*> task{nullptr};
       std::atomic<std::uint64_t> ticket{0};
     };
+    static constexpr std::size_t kSlotsOffset = 64;
+
+    static Array* make(std::size_t capacity, int os_node) {
+      const std::size_t bytes = kSlotsOffset + capacity * sizeof(Slot);
+      void* mem = allocate_node_memory(bytes, os_node);
+      auto* a = ::new (mem) Array(capacity, bytes);
+      for (std::size_t i = 0; i < capacity; ++i) ::new (&a->slots[i]) Slot();
+      return a;
+    }
+    struct Free {
+      void operator()(Array* a) const noexcept { free_node_memory(a, a->bytes); }
+    };
+
     Task* task(std::int64_t i) const { return slots[i & mask].task.load(std::memory_order_relaxed); }
     std::uint64_t ticket(std::int64_t i) const {
       return slots[i & mask].ticket.load(std::memory_order_relaxed);
@@ -114,11 +130,19 @@ class WorkDeque {
       slots[i & mask].ticket.store(ticket, std::memory_order_relaxed);
     }
     std::size_t mask;
-    std::vector<Slot> slots;
+    std::size_t bytes;
+    Slot* slots;
+
+   private:
+    Array(std::size_t capacity, std::size_t total_bytes)
+        : mask(capacity - 1),
+          bytes(total_bytes),
+          slots(reinterpret_cast<Slot*>(reinterpret_cast<char*>(this) + kSlotsOffset)) {}
   };
+  static_assert(sizeof(Array) <= Array::kSlotsOffset);
 
   Array* grow(Array* old, std::int64_t top, std::int64_t bottom) {
-    auto* a = new Array((old->mask + 1) * 2);
+    Array* a = Array::make((old->mask + 1) * 2, os_node_);
     for (std::int64_t i = top; i < bottom; ++i) a->put(i, old->task(i), old->ticket(i));
     arrays_.emplace_back(a);  // old arrays stay alive: thieves may still read them
     array_.store(a, std::memory_order_release);
@@ -128,7 +152,8 @@ class WorkDeque {
   alignas(64) std::atomic<std::int64_t> top_{0};
   alignas(64) std::atomic<std::int64_t> bottom_{0};
   alignas(64) std::atomic<Array*> array_{nullptr};
-  std::vector<std::unique_ptr<Array>> arrays_;
+  std::vector<std::unique_ptr<Array, Array::Free>> arrays_;
+  int os_node_;
 };
 
 }  // namespace weft::detail

@@ -75,9 +75,16 @@ void task_entry(void* transfer) {
   tls_worker->finish_current();  // the worker is re-read: the body ran on this thread
 }
 
-Worker::Worker(RuntimeImpl* rt, int index, int os_cpu)
-    : rt_(rt), index_(index), os_cpu_(os_cpu),
-      stacks_(rt->config().stack_size, static_cast<std::size_t>(rt->config().stack_pool_limit)) {
+void* Worker::operator new(std::size_t bytes, OnNode where) {
+  return allocate_node_memory(bytes, where.os_node);  // bytes == sizeof(Worker): no subclasses
+}
+void Worker::operator delete(void* p, OnNode) noexcept { free_node_memory(p, sizeof(Worker)); }
+void Worker::operator delete(void* p) noexcept { free_node_memory(p, sizeof(Worker)); }
+
+Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
+    : rt_(rt), index_(index), os_cpu_(os_cpu), os_node_(os_node),
+      deque_(1024, os_node),
+      stacks_(rt->config().stack_size, static_cast<std::size_t>(rt->config().stack_pool_limit), os_node) {
   scheduler_.kind = TaskKind::scheduler;
   scheduler_.home = this;
   current_ = &scheduler_;
@@ -463,6 +470,7 @@ WorkerStats Worker::stats() const {
   WorkerStats s;
   s.worker = index_;
   s.os_cpu = os_cpu_;
+  s.numa_node = os_node_;
   s.spawns = spawned.get();
   s.switches = switches_.get();
   s.yields = yields_.get();

@@ -46,10 +46,21 @@ class Worker;
 void task_entry(void*);
 void on_resume(void*, void*);
 
-class Worker {
+class Worker final {
  public:
-  Worker(RuntimeImpl* rt, int index, int os_cpu);
+  // os_node: the NUMA node of os_cpu, where the worker's memory lives (-1: any).
+  Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node);
   ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // A Worker object lives on its own node: `new (OnNode{n}) Worker(...)`.
+  struct OnNode {
+    int os_node;
+  };
+  static void* operator new(std::size_t bytes, OnNode where);
+  static void operator delete(void* p, OnNode) noexcept;  // the constructor threw
+  static void operator delete(void* p) noexcept;
 
   void start();
   void join_thread();
@@ -82,6 +93,7 @@ class Worker {
 
   int index() const { return index_; }
   int os_cpu() const { return os_cpu_; }
+  int os_node() const { return os_node_; }
   RuntimeImpl* runtime() const { return rt_; }
   std::uint64_t next_id() { return (static_cast<std::uint64_t>(index_ + 1) << 48) | ++ids_; }
 
@@ -112,6 +124,7 @@ class Worker {
   RuntimeImpl* rt_;
   int index_;
   int os_cpu_;
+  int os_node_;
   Task* current_ = nullptr;
   Task scheduler_{};  // the worker thread's own context
   PostSwitch post_action_ = PostSwitch::none;

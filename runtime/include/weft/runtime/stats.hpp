@@ -10,6 +10,7 @@ namespace weft {
 struct WorkerStats {
   int worker = 0;
   int os_cpu = -1;
+  int numa_node = -1;          // OS NUMA node of os_cpu, where the worker's stacks live (-1: not pinned)
   std::uint64_t spawns = 0;    // ULTs created by ULTs of this worker
   std::uint64_t switches = 0;  // context switches performed on this worker
   std::uint64_t yields = 0;    // this_ult::yield() calls that switched
