@@ -9,9 +9,21 @@
 #include <string>
 #include <vector>
 
+#include <sched.h>
+
+#include <barrier>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "weft/sched/cpuset.hpp"
 #include "weft/sched/latency_probe.hpp"
 #include "weft/sched/numa_memory.hpp"
+#include "weft/sched/omp_places.hpp"
+#include "weft/sched/place_pool.hpp"
 #include "weft/sched/placement.hpp"
+#include "weft/sched/power.hpp"
 #include "weft/sched/topology.hpp"
 #include "weft/sched/topology_io.hpp"
 
@@ -22,11 +34,23 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  weft-topo show [MACHINE] [--json]           tree, levels and latency table\n"
-    "  weft-topo infer [--save FILE] [--reps N] [--nodes N] [--mem] [--json]\n"
+    "  weft-topo infer [--save FILE] [--reps N] [--nodes N] [--mem] [--power] [--json]\n"
     "                                              measure latencies (MCTOP-ALG) on this machine;\n"
-    "                                              --mem also measures per-node memory latency/bandwidth\n"
+    "                                              --mem also measures per-node memory latency/bandwidth,\n"
+    "                                              --power the per-socket power model (RAPL, if readable)\n"
     "  weft-topo place POLICY N [--sockets K] [MACHINE] [--json]\n"
-    "                                              place N threads under an MCTOP-PLACE policy\n"
+    "                                              place N threads under an MCTOP-PLACE policy (with the\n"
+    "                                              estimated max power when the machine has a power model)\n"
+    "  weft-topo power [--measure] [--interval S] [--save FILE] [MACHINE] [--json]\n"
+    "                                              RAPL availability and the machine's power model;\n"
+    "                                              --measure measures it on this machine with RAPL\n"
+    "  weft-topo omp [N] [--places VALUE] [--bind VALUE] [MACHINE] [--json]\n"
+    "                                              the OMP_PLACES / OMP_PROC_BIND placement of N workers\n"
+    "                                              (default: the variables' values, N = default worker count)\n"
+    "  weft-topo pin POLICY N [POLICY N ...] [--sockets K]\n"
+    "                                              on this machine: threads pin themselves through a\n"
+    "                                              placement pool, one phase per POLICY N, and report\n"
+    "                                              where they run (sched_getcpu)\n"
     "  weft-topo help\n"
     "MACHINE (default: this machine via hwloc, latencies estimated):\n"
     "  --synthetic DESC   hwloc synthetic description, e.g. \"pack:2 core:10 pu:2\"\n"
@@ -41,9 +65,10 @@ struct UsageError : std::runtime_error {
 
 struct Args {
   std::vector<std::string> positional;
-  std::optional<std::string> synthetic, xml, load, save;
-  bool json = false, mem = false;
+  std::optional<std::string> synthetic, xml, load, save, places, bind;
+  bool json = false, mem = false, power = false, measure = false;
   int reps = 2000, nodes = 0, sockets = 0;
+  double interval = 0.5;
 };
 
 int to_int(const std::string& opt, const std::string& v, int min) {
@@ -83,6 +108,20 @@ Args parse(int argc, char** argv, const std::vector<std::string>& allowed) {
     else if (s == "--reps") a.reps = to_int(s, value(), 1);
     else if (s == "--nodes") a.nodes = to_int(s, value(), 1);
     else if (s == "--sockets") a.sockets = to_int(s, value(), 1);
+    else if (s == "--power") a.power = true;
+    else if (s == "--measure") a.measure = true;
+    else if (s == "--places") a.places = value();
+    else if (s == "--bind") a.bind = value();
+    else if (s == "--interval") {
+      std::string v = value();
+      try {
+        size_t used = 0;
+        a.interval = std::stod(v, &used);
+        if (used != v.size() || !(a.interval > 0 && a.interval <= 60)) throw 0;
+      } catch (...) {
+        throw UsageError("--interval expects seconds in (0, 60], got \"" + v + "\"");
+      }
+    }
   }
   int machines = a.synthetic.has_value() + a.xml.has_value() + a.load.has_value();
   if (machines > 1) throw UsageError("give at most one of --synthetic, --xml, --load");
@@ -107,7 +146,7 @@ int cmd_show(int argc, char** argv) {
 }
 
 int cmd_infer(int argc, char** argv) {
-  Args a = parse(argc, argv, {"--save", "--reps", "--nodes", "--mem", "--json"});
+  Args a = parse(argc, argv, {"--save", "--reps", "--nodes", "--mem", "--power", "--json"});
   if (!a.positional.empty()) throw UsageError("'infer' takes no argument \"" + a.positional[0] + "\"");
   ws::InferOptions o;
   o.probe.repetitions = a.reps;
@@ -128,6 +167,15 @@ int cmd_infer(int argc, char** argv) {
     ws::MemoryProbeOptions mo;
     mo.progress = [](int node) { std::fprintf(stderr, "weft-topo infer: measuring memory of node %d\n", node); };
     t = ws::measure_memory(t, mo);
+  }
+  if (a.power) {
+    try {
+      ws::PowerProbeOptions po;
+      po.progress = [](const std::string& phase) { std::fprintf(stderr, "weft-topo infer: power: %s\n", phase.c_str()); };
+      t = ws::measure_power(t, po);
+    } catch (const ws::PowerUnavailable& e) {
+      std::fprintf(stderr, "weft-topo infer: no power model: %s\n", e.what());
+    }
   }
   if (a.save) {
     ws::save_topology(t, *a.save);
@@ -156,6 +204,167 @@ int cmd_place(int argc, char** argv) {
   return 0;
 }
 
+std::string join(const std::vector<int>& v, const char* sep = ",") {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+int cmd_power(int argc, char** argv) {
+  std::vector<std::string> opts = kMachineOpts;
+  opts.insert(opts.end(), {"--measure", "--interval", "--save"});
+  Args a = parse(argc, argv, opts);
+  if (!a.positional.empty()) throw UsageError("'power' takes no argument \"" + a.positional[0] + "\"");
+  ws::Topology t = machine(a);
+  ws::RaplStatus st = ws::rapl_status();
+  if (a.measure) {
+    if (a.synthetic || a.xml) throw UsageError("--measure runs on this machine (no --synthetic / --xml)");
+    ws::PowerProbeOptions po;
+    po.interval_s = a.interval;
+    po.progress = [](const std::string& phase) { std::fprintf(stderr, "weft-topo power: measuring: %s\n", phase.c_str()); };
+    t = ws::measure_power(t, po);  // PowerUnavailable (with the reason) -> exit 1
+    if (a.save) {
+      ws::save_topology(t, *a.save);
+      std::fprintf(stderr, "weft-topo power: saved to %s\n", a.save->c_str());
+    }
+  } else if (a.save) {
+    throw UsageError("--save needs --measure");
+  }
+  if (a.json) {
+    std::cout << "{\"rapl_available\":" << (st.available ? "true" : "false");
+    if (!st.available) {
+      std::string r;
+      for (char c : st.reason) r += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+      std::cout << ",\"rapl_reason\":\"" << r << "\"";
+    }
+    std::cout << ",\"power_source\":\"" << ws::to_string(t.power_source()) << "\",\"sockets\":[";
+    for (int s = 0; s < t.num_sockets(); ++s) {
+      ws::PowerInfo p = t.power(s);
+      std::cout << (s ? "," : "") << "{\"socket\":" << s << ",\"idle_w\":" << p.idle_w << ",\"socket_w\":" << p.socket_w
+                << ",\"core_w\":" << p.core_w << ",\"context_w\":" << p.context_w << ",\"dram_idle_w\":" << p.dram_idle_w
+                << ",\"dram_active_w\":" << p.dram_active_w << "}";
+    }
+    std::cout << "]}\n";
+    return 0;
+  }
+  std::cout << st.describe();
+  if (!t.has_power_info()) {
+    std::cout << "power model: none (POWER places by structure: fewest sockets, then fewest cores)\n"
+              << "  measure one with `weft-topo power --measure [--save FILE]` where RAPL is readable, or write\n"
+              << "  'power' lines in a topology file (docs/topology-format.md) and use --load FILE\n";
+    return 0;
+  }
+  std::cout << "power model (" << ws::to_string(t.power_source()) << ", watts):\n"
+            << "  socket   idle  +socket  +core  +context   DRAM idle  +active\n";
+  for (int s = 0; s < t.num_sockets(); ++s) {
+    ws::PowerInfo p = t.power(s);
+    char line[160];
+    std::snprintf(line, sizeof line, "  %6d %6.1f %8.1f %6.1f %9.2f %11.1f %8.1f\n", s, p.idle_w, p.socket_w, p.core_w,
+                  p.context_w, p.dram_idle_w, p.dram_active_w);
+    std::cout << line;
+  }
+  return 0;
+}
+
+int cmd_omp(int argc, char** argv) {
+  std::vector<std::string> opts = kMachineOpts;
+  opts.insert(opts.end(), {"--places", "--bind"});
+  Args a = parse(argc, argv, opts);
+  if (a.positional.size() > 1) throw UsageError("'omp' takes at most one argument, N");
+  ws::Topology t = machine(a);
+  const bool here = !a.synthetic && !a.xml && !a.load;
+  int n = a.positional.empty() ? (here ? ws::default_worker_count() : t.num_contexts()) : to_int("N", a.positional[0], 1);
+  auto env = [](const char* name) -> std::optional<std::string> {
+    if (const char* v = std::getenv(name)) return std::string(v);
+    return std::nullopt;
+  };
+  std::optional<std::string> places = a.places ? a.places : env("OMP_PLACES");
+  std::optional<std::string> bind = a.bind ? a.bind : env("OMP_PROC_BIND");
+  auto view = [](const std::optional<std::string>& s) {
+    return s ? std::optional<std::string_view>(*s) : std::nullopt;
+  };
+  ws::OmpBinding b = ws::omp_binding(t, view(places), view(bind), n);
+  if (a.json) {
+    std::cout << "{\"active\":" << (b.active ? "true" : "false") << ",\"pinned\":" << (b.pinned ? "true" : "false")
+              << ",\"bind\":\"" << ws::to_string(b.bind) << "\",\"places\":[";
+    for (size_t i = 0; i < b.places.size(); ++i) std::cout << (i ? "," : "") << "[" << join(b.places[i]) << "]";
+    std::cout << "],\"dropped_cpus\":[" << join(b.dropped_cpus) << "],\"thread_place\":[" << join(b.thread_place)
+              << "],\"os_cpus\":[" << join(b.os_cpus) << "]}\n";
+  } else {
+    std::cout << b.describe();
+  }
+  return 0;
+}
+
+int cmd_pin(int argc, char** argv) {
+  Args a = parse(argc, argv, {"--sockets"});
+  if (a.positional.empty() || a.positional.size() % 2 != 0) throw UsageError("'pin' needs POLICY N pairs");
+  struct Phase {
+    ws::Policy policy;
+    int n;
+  };
+  std::vector<Phase> phases;
+  int threads = 0;
+  for (size_t i = 0; i < a.positional.size(); i += 2) {
+    phases.push_back({ws::parse_policy(a.positional[i]), to_int("N", a.positional[i + 1], 1)});
+    threads = std::max(threads, phases.back().n);
+  }
+  ws::PlacementPool pool(ws::Topology::discover());
+  std::vector<std::string> lines(static_cast<size_t>(threads));
+  std::mutex m;
+  std::barrier sync(threads + 1);
+  std::vector<std::thread> ts;
+  for (int i = 0; i < threads; ++i)
+    ts.emplace_back([&, i] {
+      for (size_t ph = 0; ph < phases.size(); ++ph) {
+        sync.arrive_and_wait();  // the main thread selected this phase's placement
+        std::string line;
+        try {
+          std::optional<ws::PinInfo> p = pool.pin();
+          if (!p) {
+            line = "thread " + std::to_string(i) + ": no free context (unpinned)";
+          } else {
+            std::ostringstream o;
+            o << "thread " << i << ": slot " << p->slot << " ctx " << p->context << " cpu " << p->os_cpu << " core "
+              << p->core << " (#" << p->core_in_socket << " in socket, SMT #" << p->context_in_core << ") socket "
+              << p->socket << " node " << p->node << (p->pinned ? "" : " [unpinned: NONE]") << " -> running on cpu "
+              << sched_getcpu();
+            line = o.str();
+          }
+        } catch (const std::exception& e) {
+          line = "thread " + std::to_string(i) + ": " + e.what();
+        }
+        {
+          std::lock_guard lock(m);
+          lines[static_cast<size_t>(i)] = line;
+        }
+        sync.arrive_and_wait();  // everyone pinned; main prints
+      }
+      pool.unpin();
+    });
+  int rc = 0;
+  for (const auto& ph : phases) {
+    try {
+      pool.select(ph.policy, ph.n, a.sockets);
+    } catch (const std::exception& e) {
+      std::cerr << "weft-topo: " << e.what() << "\n";
+      rc = 1;
+      // keep the last good selection so the threads are not left waiting
+      if (pool.num_placements() == 0) pool.select(ws::Policy::Sequential, 1);
+    }
+    sync.arrive_and_wait();
+    sync.arrive_and_wait();
+    std::cout << "## phase " << ws::to_string(ph.policy) << " " << ph.n << " (pool: " << pool.num_placements()
+              << " placement(s))\n";
+    for (const auto& l : lines) std::cout << l << "\n";
+  }
+  for (auto& t : ts) t.join();
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,6 +377,9 @@ int main(int argc, char** argv) {
     if (cmd == "show") return cmd_show(argc, argv);
     if (cmd == "infer") return cmd_infer(argc, argv);
     if (cmd == "place") return cmd_place(argc, argv);
+    if (cmd == "power") return cmd_power(argc, argv);
+    if (cmd == "omp") return cmd_omp(argc, argv);
+    if (cmd == "pin") return cmd_pin(argc, argv);
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       std::cout << kUsage;
       return 0;

@@ -1,11 +1,18 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
+#include "steal_order.hpp"
 #include "weft/runtime/config.hpp"
+#include "weft/sched/cpuset.hpp"
+#include "weft/sched/omp_places.hpp"
+#include "weft/sched/placement.hpp"
+#include "weft/sched/topology.hpp"
 
 namespace weft {
 
@@ -49,7 +56,8 @@ Config Config::from_env(Config base) {
     base.workers = static_cast<int>(
         parse_integer("WEFT_WORKERS", v, 0, 4096, "a worker count from 0 (= one per CPU) to 4096"));
   if (const char* v = std::getenv("WEFT_STACK_SIZE")) base.stack_size = parse_bytes("WEFT_STACK_SIZE", v);
-  if (const char* v = std::getenv("WEFT_PIN")) {
+  const char* weft_pin = std::getenv("WEFT_PIN");
+  if (const char* v = weft_pin) {
     std::string s = v;
     if (s == "1" || s == "true" || s == "yes") base.pin_workers = true;
     else if (s == "0" || s == "false" || s == "no") base.pin_workers = false;
@@ -64,7 +72,42 @@ Config Config::from_env(Config base) {
           "WEFT_CPUS", item, 0, 1 << 20, "a comma-separated list of OS CPU ids, e.g. 0,2,4")));
     if (base.cpus.empty()) bad("WEFT_CPUS", v, "a comma-separated list of OS CPU ids, e.g. 0,2,4");
   }
-  if (const char* v = std::getenv("WEFT_PLACEMENT")) base.placement = v;
+  // Placement precedence: WEFT_PLACEMENT > Config::placement > OMP_PLACES /
+  // OMP_PROC_BIND > default (docs/runtime.md). Config::cpus / WEFT_CPUS name
+  // the CPUs outright and leave nothing to place.
+  if (const char* v = std::getenv("WEFT_TOPOLOGY")) {
+    if (*v == '\0') bad("WEFT_TOPOLOGY", v, "the path of a saved topology (docs/topology-format.md)");
+    base.topology_file = v;
+  }
+  if (const char* v = std::getenv("WEFT_PLACEMENT")) {
+    if (*v == '\0') bad("WEFT_PLACEMENT", v, "an MCTOP-PLACE policy name such as CON_CORE_HWC (weft-topo help)");
+    base.placement = v;
+  }
+  const char* omp_places = std::getenv("OMP_PLACES");
+  const char* omp_bind = std::getenv("OMP_PROC_BIND");
+  if ((omp_places || omp_bind) && base.placement.empty() && base.cpus.empty() && base.workers >= 0) {
+    const int n = base.workers > 0 ? base.workers : sched::default_worker_count();
+    auto opt = [](const char* v) { return v ? std::optional<std::string_view>(v) : std::nullopt; };
+    // The machine model (this process's CPUs) expands abstract names and drops CPUs it may not use.
+    sched::OmpBinding b =
+        sched::omp_binding(detail::machine_topology(base.topology_file), opt(omp_places), opt(omp_bind), n);
+    if (!b.pinned) {
+      if (!weft_pin) base.pin_workers = false;  // OMP_PROC_BIND=false: threads may move
+    } else if (!base.pin_workers || n <= static_cast<int>(sched::allowed_cpus().size())) {
+      base.workers = n;
+      base.cpus = b.os_cpus;
+    }
+    // else: more pinned workers than allowed CPUs, which the runtime refuses
+    // with its usual error when it places them, whatever chose the CPUs.
+  }
+  // NONE means "not pinned" (thesis Table 7.2), unless WEFT_PIN says otherwise.
+  if (!base.placement.empty() && !weft_pin && base.cpus.empty()) {
+    try {
+      if (sched::parse_policy(base.placement) == sched::Policy::None) base.pin_workers = false;
+    } catch (const std::invalid_argument&) {
+      // An unknown name is reported when the workers are placed.
+    }
+  }
   if (const char* v = std::getenv("WEFT_IDLE_SPIN_US"))
     base.idle_spin_us = static_cast<int>(
         parse_integer("WEFT_IDLE_SPIN_US", v, 0, 10'000'000, "microseconds from 0 to 10000000"));

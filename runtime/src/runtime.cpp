@@ -74,7 +74,7 @@ RuntimeImpl::RuntimeImpl(const Config& config) : config_(Config::from_env(config
     const int node = config_.pin_workers ? os_node_of_cpu(cpu) : -1;
     workers_.emplace_back(new (Worker::OnNode{node}) Worker(this, i, cpu, node));
   }
-  auto orders = steal_orders(cpus);
+  auto orders = steal_orders(config_, cpus);
   for (int i = 0; i < config_.workers; ++i) {
     std::vector<Worker*> victims;
     for (int j : orders[static_cast<std::size_t>(i)]) victims.push_back(workers_[static_cast<std::size_t>(j)].get());
@@ -288,6 +288,27 @@ void park_external() {
   }
   while (self->wake.load(std::memory_order_acquire) == 2) futex_wait(&self->wake, 2);
   self->wake.store(0, std::memory_order_relaxed);
+}
+
+bool park_external_until(std::chrono::steady_clock::time_point deadline) {
+  Task* self = current_task();
+  if (self->wake.exchange(0, std::memory_order_acq_rel) == 1) return true;
+  std::uint32_t expected = 0;
+  if (!self->wake.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
+    self->wake.store(0, std::memory_order_relaxed);  // an unpark slipped in
+    return true;
+  }
+  while (self->wake.load(std::memory_order_acquire) == 2) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) {
+      std::uint32_t parked = 2;
+      if (self->wake.compare_exchange_strong(parked, 0, std::memory_order_acq_rel)) return false;
+      break;  // unparked just now
+    }
+    futex_wait(&self->wake, 2, std::chrono::duration_cast<std::chrono::nanoseconds>(left));
+  }
+  self->wake.store(0, std::memory_order_relaxed);
+  return true;
 }
 }  // namespace detail
 

@@ -144,6 +144,80 @@ size_t sockets_needed(const std::vector<int>& order, int n, const std::vector<in
   return order.size();
 }
 
+// Contexts of a socket, compactly, fullest cores first (so that k contexts
+// touch as few cores as possible even when cores differ in context count).
+std::vector<int> hwc_order_fewest_cores(const Topology& t, int s) {
+  std::vector<int> cores = t.socket_cores(s);
+  std::stable_sort(cores.begin(), cores.end(), [&](int a, int b) {
+    return t.core_contexts(a).size() > t.core_contexts(b).size();
+  });
+  std::vector<int> out;
+  for (int core : cores)
+    for (int c : t.core_contexts(core)) out.push_back(c);
+  return out;
+}
+
+// POWER with a power model: see placement.hpp.
+std::vector<int> power_placement(const Topology& t, const std::vector<int>& allowed, int n) {
+  struct Option {
+    std::vector<int> seq;     // the socket's contexts in its cheapest order
+    std::vector<double> cost; // cost[k] = marginal power of running k threads there (k = 0..seq.size())
+  };
+  std::vector<Option> opt;
+  for (int s : allowed) {
+    PowerInfo pw = t.power(s);
+    Option o;
+    o.seq = pw.context_w <= pw.core_w ? hwc_order_fewest_cores(t, s) : core_order(t, s);
+    o.cost.push_back(0);
+    std::set<int> cores;
+    for (size_t k = 1; k <= o.seq.size(); ++k) {
+      cores.insert(t.core_of(o.seq[k - 1]));
+      const int c = static_cast<int>(cores.size()), h = static_cast<int>(k);
+      o.cost.push_back(pw.socket_w + pw.dram_active_w + (c - 1) * pw.core_w + (h - c) * pw.context_w);
+    }
+    opt.push_back(std::move(o));
+  }
+  // best[i][m]: least (cost, sockets used) placing m threads on the first i allowed sockets.
+  struct Best {
+    double cost = 0;
+    int used = 0;
+    int k = -1;  // threads on socket i-1 in the best choice (-1: unreachable)
+  };
+  const size_t S = opt.size();
+  std::vector<std::vector<Best>> best(S + 1, std::vector<Best>(static_cast<size_t>(n) + 1));
+  best[0][0].k = 0;
+  auto better = [](double c1, int u1, double c2, int u2) {
+    const double eps = 1e-9 * std::max({1.0, std::abs(c1), std::abs(c2)});
+    if (c1 < c2 - eps) return true;
+    if (c1 > c2 + eps) return false;
+    return u1 < u2;
+  };
+  for (size_t i = 0; i < S; ++i)
+    for (int m = 0; m <= n; ++m) {
+      Best& b = best[i + 1][static_cast<size_t>(m)];
+      const int kmax = std::min<int>(m, static_cast<int>(opt[i].seq.size()));
+      for (int k = 0; k <= kmax; ++k) {  // ascending: on a tie the later socket takes fewer
+        const Best& prev = best[i][static_cast<size_t>(m - k)];
+        if (prev.k < 0) continue;
+        double c = prev.cost + opt[i].cost[static_cast<size_t>(k)];
+        int u = prev.used + (k > 0);
+        if (b.k < 0 || better(c, u, b.cost, b.used)) b = {c, u, k};
+      }
+    }
+  std::vector<int> take(S, 0);
+  for (size_t i = S, m = static_cast<size_t>(n); i > 0; --i) {
+    take[i - 1] = best[i][m].k;
+    m -= static_cast<size_t>(take[i - 1]);
+  }
+  std::vector<size_t> used;
+  for (size_t i = 0; i < S; ++i)
+    if (take[i] > 0) used.push_back(i);
+  std::stable_sort(used.begin(), used.end(), [&](size_t a, size_t b) { return take[a] > take[b]; });
+  std::vector<int> out;
+  for (size_t i : used) out.insert(out.end(), opt[i].seq.begin(), opt[i].seq.begin() + take[i]);
+  return out;
+}
+
 }  // namespace
 
 std::span<const Policy> all_policies() { return kAll; }
@@ -217,13 +291,19 @@ Placement place(const Topology& t, Policy policy, int n, int n_sockets) {
       p.pinned = policy != Policy::None;
       break;
     }
-    case Policy::ConHwc:
     case Policy::Power:
+      if (t.has_power_info()) {
+        out = power_placement(t, order, n);
+        break;
+      }
+      // No power model: the estimated max power of a placement is minimised
+      // by activating the fewest sockets (the first core of a socket wakes
+      // its uncore, §5.3) and, within them, the fewest cores (an active
+      // core's further context adds least), i.e. CON_HWC's compact fill, in
+      // socket index order.
+      [[fallthrough]];
+    case Policy::ConHwc:
       // CON_HWC: fill a socket compactly, then the next-best connected one.
-      // POWER: with no RAPL model, the estimated max power of a placement is
-      // minimised by activating the fewest sockets and, within them, the
-      // fewest cores (a core's 2nd context costs less than a new core,
-      // §7.4 "Power"), i.e. the same compact fill, in socket index order.
       for (int s : order)
         for (int c : hwc_order(t, s))
           if (static_cast<int>(out.size()) < n) out.push_back(c);
@@ -300,7 +380,47 @@ Placement place(const Topology& t, Policy policy, int n, int n_sockets) {
     if (std::find(p.sockets.begin(), p.sockets.end(), t.socket_of(c)) == p.sockets.end())
       p.sockets.push_back(t.socket_of(c));
   p.max_latency = t.max_latency(out);
+  p.power = estimate_power(t, out);
   return p;
+}
+
+double PowerEstimate::used_package_w() const {
+  double sum = 0;
+  for (double w : package_w) sum += w;
+  return sum;
+}
+double PowerEstimate::used_total_w() const {
+  double sum = used_package_w();
+  for (double w : dram_w) sum += w;
+  return sum;
+}
+double PowerEstimate::machine_total_w() const { return used_total_w() + unused_package_w + unused_dram_w; }
+
+std::optional<PowerEstimate> estimate_power(const Topology& t, std::span<const int> contexts) {
+  if (!t.has_power_info()) return std::nullopt;
+  PowerEstimate e;
+  e.source = t.power_source();
+  const int S = t.num_sockets();
+  std::vector<std::set<int>> cores(S), ctxs(S);
+  for (int c : contexts) {
+    int s = t.socket_of(c);
+    if (std::find(e.sockets.begin(), e.sockets.end(), s) == e.sockets.end()) e.sockets.push_back(s);
+    cores[s].insert(t.core_of(c));
+    ctxs[s].insert(c);
+  }
+  for (int s = 0; s < S; ++s) {
+    PowerInfo pw = t.power(s);
+    if (std::find(e.sockets.begin(), e.sockets.end(), s) == e.sockets.end()) {
+      e.unused_package_w += pw.idle_w;
+      e.unused_dram_w += pw.dram_idle_w;
+    }
+  }
+  for (int s : e.sockets) {
+    PowerInfo pw = t.power(s);
+    e.package_w.push_back(pw.package_w(static_cast<int>(cores[s].size()), static_cast<int>(ctxs[s].size())));
+    e.dram_w.push_back(pw.dram_w(true));
+  }
+  return e;
 }
 
 int Placement::num_cores(const Topology& t) const {
@@ -373,7 +493,31 @@ std::string Placement::summary(const Topology& t) const {
   } else {
     o << "# BW proportions   : n/a (no bandwidth measured)\n";
   }
-  o << "# Max power        : n/a (no RAPL measurements)\n";
+  if (power) {
+    const PowerEstimate& e = *power;
+    auto line = [&](const char* label, bool dram) {
+      o << label;
+      double sum = 0;
+      for (size_t i = 0; i < e.sockets.size(); ++i) {
+        double w = e.package_w[i] + (dram ? e.dram_w[i] : 0);
+        sum += w;
+        o << ' ' << fmt(w, "%.1f");
+      }
+      o << " = " << fmt(sum, "%.1f") << " Watt";
+      double unused = e.unused_package_w + (dram ? e.unused_dram_w : 0);
+      const size_t n_unused = static_cast<size_t>(t.num_sockets()) - e.sockets.size();
+      if (n_unused > 0)
+        o << " (+ " << fmt(unused, "%.1f") << " idle in " << n_unused << " unused socket" << (n_unused > 1 ? "s" : "")
+          << " = " << fmt(sum + unused, "%.1f") << ")";
+      o << "\n";
+    };
+    line("# Max pow no DRAM  :", false);
+    line("# Max pow with DRAM:", true);
+    o << "# Power model      : " << to_string(e.source) << "\n";
+  } else {
+    o << "# Max power        : n/a (no power model: measure one with `weft-topo power --measure` (RAPL) or give\n"
+         "#                    'power' lines in the topology file, docs/topology-format.md)\n";
+  }
   o << "# Max latency      : " << fmt(max_latency, "%.0f") << " cycles (" << to_string(t.latency_source()) << ")\n";
   if (requested != size()) o << "# Requested        : " << requested << " threads, placed " << size() << "\n";
   return o.str();
@@ -402,6 +546,21 @@ std::string Placement::to_json(const Topology& t) const {
     o << ",\"bw_proportions\":[";
     for (size_t i = 0; i < st.bw_prop.size(); ++i) o << (i ? "," : "") << fmt(st.bw_prop[i], "%.4f");
     o << "],\"min_bandwidth_gbs\":" << fmt(st.min_bw);
+  }
+  if (power) {
+    auto arr = [&](const std::vector<double>& v) {
+      std::string s = "[";
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i) s += ',';
+        s += fmt(v[i]);
+      }
+      return s + "]";
+    };
+    o << ",\"power\":{\"source\":\"" << to_string(power->source) << "\",\"sockets\":" << list(power->sockets)
+      << ",\"package_w\":" << arr(power->package_w) << ",\"dram_w\":" << arr(power->dram_w)
+      << ",\"max_power_no_dram_w\":" << fmt(power->used_package_w())
+      << ",\"max_power_with_dram_w\":" << fmt(power->used_total_w())
+      << ",\"machine_total_w\":" << fmt(power->machine_total_w()) << "}";
   }
   o << "}";
   return o.str();

@@ -28,6 +28,20 @@ std::string_view to_string(LatencySource source) {
   return source == LatencySource::Measured ? "measured" : "estimated";
 }
 
+std::string_view to_string(PowerSource source) {
+  switch (source) {
+    case PowerSource::None: return "none";
+    case PowerSource::Estimated: return "estimated";
+    case PowerSource::Measured: return "measured";
+  }
+  return "?";
+}
+
+double PowerInfo::package_w(int cores, int contexts) const {
+  if (cores <= 0) return idle_w;
+  return idle_w + socket_w + (cores - 1) * core_w + std::max(0, contexts - cores) * context_w;
+}
+
 struct Topology::Impl {
   std::vector<ContextInfo> ctx;
   std::vector<double> lat;  // N*N
@@ -44,6 +58,8 @@ struct Topology::Impl {
   std::vector<TopologyLevel> levels;
   std::map<int, int> os_to_ctx;
   std::map<int, MemoryInfo> memory;
+  std::vector<PowerInfo> power;  // per socket, empty when power_source == None
+  PowerSource power_source = PowerSource::None;
   int max_per_core = 1;
 
   int n() const { return static_cast<int>(ctx.size()); }
@@ -464,6 +480,41 @@ Topology Topology::with_memory(int os_node, const MemoryInfo& info) const {
   return Topology(std::move(copy));
 }
 
+PowerSource Topology::power_source() const { return impl_->power_source; }
+
+PowerInfo Topology::power(int socket) const {
+  if (socket < 0 || socket >= num_sockets())
+    throw std::out_of_range("weft::sched::Topology::power: socket " + std::to_string(socket) + " out of range [0," +
+                            std::to_string(num_sockets()) + ")");
+  return impl_->power.empty() ? PowerInfo{} : impl_->power[static_cast<size_t>(socket)];
+}
+
+Topology Topology::with_power(std::vector<PowerInfo> per_socket, PowerSource source) const {
+  const std::string who = "weft::sched::Topology::with_power: ";
+  if (source == PowerSource::None) {
+    if (!per_socket.empty())
+      throw std::invalid_argument(who + "power figures given with PowerSource::None (use Estimated or Measured)");
+  } else {
+    if (static_cast<int>(per_socket.size()) != num_sockets())
+      throw std::invalid_argument(who + std::to_string(per_socket.size()) + " socket power models given, but the topology has " +
+                                  std::to_string(num_sockets()) + " sockets (give one per socket)");
+    for (size_t s = 0; s < per_socket.size(); ++s) {
+      const PowerInfo& p = per_socket[s];
+      const std::pair<const char*, double> fields[] = {{"idle_w", p.idle_w},           {"socket_w", p.socket_w},
+                                                       {"core_w", p.core_w},           {"context_w", p.context_w},
+                                                       {"dram_idle_w", p.dram_idle_w}, {"dram_active_w", p.dram_active_w}};
+      for (auto [name, v] : fields)
+        if (!std::isfinite(v) || v < 0)
+          throw std::invalid_argument(who + "socket " + std::to_string(s) + ": " + name + " = " + std::to_string(v) +
+                                      " (watts must be finite and >= 0)");
+    }
+  }
+  auto copy = std::make_shared<Impl>(*impl_);
+  copy->power = std::move(per_socket);
+  copy->power_source = source;
+  return Topology(std::move(copy));
+}
+
 namespace {
 std::string fmt(double v) {
   char buf[64];
@@ -505,6 +556,16 @@ std::string Topology::to_string() const {
     if (m.measured())
       o << "node " << node << " memory: latency " << fmt(m.latency_ns) << " ns, bandwidth " << fmt(m.bandwidth_gbs)
         << " GB/s (single thread " << fmt(m.bandwidth_single_gbs) << " GB/s)\n";
+  }
+  if (!t.power.empty()) {
+    o << "power model (" << sched::to_string(t.power_source) << ", watts; socket + first core, + each further core, "
+      << "+ each further SMT context; DRAM idle + active):\n";
+    for (int s = 0; s < num_sockets(); ++s) {
+      const PowerInfo& p = t.power[static_cast<size_t>(s)];
+      o << "  socket " << s << ": idle " << fmt(p.idle_w) << ", socket " << fmt(p.socket_w) << ", core "
+        << fmt(p.core_w) << ", context " << fmt(p.context_w) << "; DRAM " << fmt(p.dram_idle_w) << " + "
+        << fmt(p.dram_active_w) << "\n";
+    }
   }
   o << "latency table (cycles):\n     ";
   const int n = num_contexts();
@@ -561,7 +622,18 @@ std::string Topology::to_json() const {
         << ",\"bandwidth_single_gbs\":" << fmt(m.bandwidth_single_gbs);
     o << "}";
   }
-  o << "],\"latency\":[";
+  o << "],\"power_source\":\"" << sched::to_string(t.power_source) << "\"";
+  if (!t.power.empty()) {
+    o << ",\"power\":[";
+    for (size_t s = 0; s < t.power.size(); ++s) {
+      const PowerInfo& p = t.power[s];
+      o << (s ? "," : "") << "{\"socket\":" << s << ",\"idle_w\":" << fmt(p.idle_w) << ",\"socket_w\":" << fmt(p.socket_w)
+        << ",\"core_w\":" << fmt(p.core_w) << ",\"context_w\":" << fmt(p.context_w)
+        << ",\"dram_idle_w\":" << fmt(p.dram_idle_w) << ",\"dram_active_w\":" << fmt(p.dram_active_w) << "}";
+    }
+    o << "]";
+  }
+  o << ",\"latency\":[";
   const int n = num_contexts();
   for (int a = 0; a < n; ++a) {
     o << (a ? "," : "") << "[";

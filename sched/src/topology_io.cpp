@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -45,6 +46,14 @@ void save_topology(const Topology& t, std::ostream& out) {
     if (m.measured())
       out << "memory " << node << ' ' << num(m.latency_ns) << ' ' << num(m.bandwidth_gbs) << ' '
           << num(m.bandwidth_single_gbs) << "\n";
+  }
+  if (t.has_power_info()) {
+    out << "power-source " << to_string(t.power_source()) << "\n";
+    for (int s = 0; s < t.num_sockets(); ++s) {
+      PowerInfo p = t.power(s);
+      out << "power " << s << ' ' << num(p.idle_w) << ' ' << num(p.socket_w) << ' ' << num(p.core_w) << ' '
+          << num(p.context_w) << ' ' << num(p.dram_idle_w) << ' ' << num(p.dram_active_w) << "\n";
+    }
   }
   out << "end\n";
 }
@@ -175,16 +184,46 @@ Topology load_topology(std::istream& in, const std::string& source) {
     int line;
   };
   std::vector<Mem> mem;
-  const std::string me = "'memory <node> <latency_ns> <bandwidth_gbs> <bandwidth_single_gbs>' or 'end'";
+  struct Pow {
+    long socket;
+    PowerInfo info;
+    int line;
+  };
+  std::vector<Pow> pow;
+  std::optional<PowerSource> pow_source;
+  int pow_source_line = 0;
+  const std::string me =
+      "'memory <node> <latency_ns> <bandwidth_gbs> <bandwidth_single_gbs>', 'power-source measured|estimated', "
+      "'power <socket> <idle_w> <socket_w> <core_w> <context_w> <dram_idle_w> <dram_active_w>' or 'end'";
+  const std::string pe = "'power <socket> <idle_w> <socket_w> <core_w> <context_w> <dram_idle_w> <dram_active_w>' "
+                         "(socket index, then six non-negative watt figures)";
   for (;;) {
     if (!r.next()) r.fail(me);
-    if (r.words()[0] == "end") {
+    const std::string& kw = r.words()[0];
+    if (kw == "end") {
       r.exact_words(1, "'end' alone");
       break;
     }
-    if (r.words()[0] != "memory") r.fail(me);
-    r.exact_words(5, me);
-    mem.push_back({static_cast<int>(r.integer(1, me)), {r.real(2, me), r.real(3, me), r.real(4, me)}, r.line()});
+    if (kw == "memory") {
+      r.exact_words(5, me);
+      mem.push_back({static_cast<int>(r.integer(1, me)), {r.real(2, me), r.real(3, me), r.real(4, me)}, r.line()});
+    } else if (kw == "power-source") {
+      const std::string e = "'power-source measured' or 'power-source estimated' (once)";
+      r.exact_words(2, e);
+      if (pow_source) r.fail(e);
+      if (r.words()[1] == "measured") pow_source = PowerSource::Measured;
+      else if (r.words()[1] == "estimated") pow_source = PowerSource::Estimated;
+      else r.fail(e);
+      pow_source_line = r.line();
+    } else if (kw == "power") {
+      r.exact_words(8, pe);
+      long s = r.integer(1, pe);
+      for (const auto& p : pow)
+        if (p.socket == s) throw TopologyFormatError(source, r.line(), "second power line for socket " + std::to_string(s));
+      pow.push_back({s, {r.real(2, pe), r.real(3, pe), r.real(4, pe), r.real(5, pe), r.real(6, pe), r.real(7, pe)}, r.line()});
+    } else {
+      r.fail(me);
+    }
   }
   Topology t = [&] {
     try {
@@ -200,6 +239,26 @@ Topology load_topology(std::istream& in, const std::string& source) {
       throw TopologyFormatError(source, m.line, "memory line for node " + std::to_string(m.node) +
                                                     ", which no context belongs to");
     }
+  }
+  if (pow_source && pow.empty())
+    throw TopologyFormatError(source, pow_source_line, "'power-source' without any 'power <socket> ...' line");
+  if (!pow.empty()) {
+    std::vector<PowerInfo> per_socket(static_cast<size_t>(t.num_sockets()));
+    std::vector<bool> seen(per_socket.size(), false);
+    for (const auto& p : pow) {
+      if (p.socket >= t.num_sockets())
+        throw TopologyFormatError(source, p.line, "power line for socket " + std::to_string(p.socket) + ", but the topology has " +
+                                                      std::to_string(t.num_sockets()) + " sockets (0.." +
+                                                      std::to_string(t.num_sockets() - 1) + ")");
+      per_socket[static_cast<size_t>(p.socket)] = p.info;
+      seen[static_cast<size_t>(p.socket)] = true;
+    }
+    for (size_t s = 0; s < seen.size(); ++s)
+      if (!seen[s])
+        throw TopologyFormatError(source, pow.back().line, "power lines must cover every socket; socket " + std::to_string(s) +
+                                                               " has none");
+    // Unknown provenance counts as an estimate (docs/topology-format.md).
+    t = t.with_power(std::move(per_socket), pow_source.value_or(PowerSource::Estimated));
   }
   return t;
 }

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -170,6 +171,63 @@ TEST(SchedulerConfig, ImpossibleSettingsAreClearErrors) {
   c = Config{};
   c.placement = "NO_SUCH_POLICY";
   expect_invalid(c, "NO_SUCH_POLICY");
+}
+
+// A saved topology (Config::topology_file) places the workers: here two
+// sockets of one context each, where waking socket 0 costs more power than
+// socket 1, so POWER puts a single worker on the second CPU, which only the
+// file can cause (the default placement takes the first).
+std::string write_topology_file(const std::string& name, int cpu_a, int cpu_b) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream out(path);
+  out << "weft-topology 1\ndescription test: two sockets, numbered backwards\nsource measured\ncontexts 2\n"
+      << "ctx 0 " << cpu_a << " 0 0 0\nctx 1 " << cpu_b << " 1 1 0\n"
+      << "latency 0 0 300\nlatency 1 300 0\n"
+      << "power-source estimated\npower 0 15 30 4 1 3 5\npower 1 15 10 4 1 3 5\nend\n";
+  return path;
+}
+
+TEST(SchedulerConfig, TopologyFilePlacesTheWorkers) {
+  auto allowed = sched::allowed_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "needs 2 allowed CPUs";
+  Config c;
+  c.workers = 1;
+  c.placement = "POWER";
+  c.topology_file = write_topology_file("weft_power.topo", allowed[0], allowed[1]);
+  Runtime rt(c);
+  EXPECT_EQ(rt.worker_cpus(), (std::vector<int>{allowed[1]}));
+  auto cpu_of_worker = [&](int w) {
+    return rt.spawn_on(w, [] {
+               cpu_set_t set;
+               CPU_ZERO(&set);
+               sched_getaffinity(0, sizeof set, &set);
+               return CPU_COUNT(&set) == 1 && CPU_ISSET(sched_getcpu(), &set) ? sched_getcpu() : -1;
+             }).join();
+  };
+  EXPECT_EQ(cpu_of_worker(0), allowed[1]);
+}
+
+TEST(SchedulerConfig, BadTopologyFilesAreClearErrors) {
+  Config c;
+  c.workers = 1;
+  c.topology_file = write_topology_file("weft_foreign.topo", 100000, 100001);
+  expect_invalid(c, "OS CPU 100000");
+  c.topology_file = ::testing::TempDir() + "weft_no_such_file.topo";
+  try {
+    Runtime rt(c);
+    ADD_FAILURE() << "a missing topology file was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("weft_no_such_file.topo"), std::string::npos) << e.what();
+  }
+  const std::string bad = ::testing::TempDir() + "weft_bad.topo";
+  std::ofstream(bad) << "weft-topology 1\ndescription bad\nsource measured\ncontexts two\n";
+  c.topology_file = bad;
+  try {
+    Runtime rt(c);
+    ADD_FAILURE() << "a malformed topology file was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("weft_bad.topo:4"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SchedulerConfig, OversubscriptionNeedsPinningOff) {

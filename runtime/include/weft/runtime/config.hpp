@@ -21,8 +21,17 @@ struct Config {
   // placement policy below chooses.
   std::vector<int> cpus;
   // Placement policy name (see weft/sched/placement.hpp); empty = sequential
-  // over the allowed CPUs.
+  // over the allowed CPUs. NONE leaves the workers unpinned. Precedence (see
+  // docs/runtime.md): WEFT_PLACEMENT > a placement here > OMP_PLACES /
+  // OMP_PROC_BIND (resolved into `cpus`) > the default.
   std::string placement;
+  // A saved topology (docs/topology-format.md, e.g. from `weft-topo infer
+  // --save`) that places the workers and orders their steal victims, so a
+  // measured MCTOP model replaces hwloc's estimate and start-up skips the
+  // hwloc load. Empty = this machine as hwloc sees it. A file that does not
+  // parse, or whose placement names CPUs this process may not use, is an
+  // error naming the file.
+  std::string topology_file;
   // How long an idle worker spins looking for work before it sleeps.
   int idle_spin_us = 50;
   // Stacks and task blocks each worker keeps for reuse.
@@ -30,8 +39,15 @@ struct Config {
 
   // `base` with every WEFT_* variable that is set applied on top:
   // WEFT_WORKERS, WEFT_STACK_SIZE (bytes, or with K/M suffix), WEFT_PIN (0/1),
-  // WEFT_CPUS (comma list), WEFT_PLACEMENT, WEFT_IDLE_SPIN_US.
-  // Throws std::invalid_argument naming the variable when a value is invalid.
+  // WEFT_CPUS (comma list), WEFT_IDLE_SPIN_US, WEFT_PLACEMENT and
+  // WEFT_TOPOLOGY (a topology file). Then, if base.placement and
+  // base.cpus are both still empty, the OpenMP affinity variables OMP_PLACES
+  // and OMP_PROC_BIND (weft/sched/omp_places.hpp): bound workers get
+  // `cpus` (and `workers` its size); OMP_PROC_BIND=false turns pin_workers
+  // off unless WEFT_PIN is set. A placement of NONE also turns pin_workers
+  // off unless WEFT_PIN is set.
+  // Throws std::invalid_argument naming the variable when a value is invalid
+  // (weft::sched::OmpEnvError, a subclass, for the OMP_* ones).
   static Config from_env(Config base);
   static Config from_env() { return from_env(Config{}); }
 };

@@ -3,6 +3,7 @@
 // to, under a named policy, and what that placement costs (sockets used, max
 // latency). Also the "educated backoff" quantum of §7.5 / §7.7.1.
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,8 +37,12 @@ enum class Policy {
   RrCore,        // RR_CORE: round robin over sockets; each socket hands out distinct cores first
   RrScale,       // RR_SCALE: RR_CORE, with the thread count per socket cut to the number that saturates
                  //   the socket's local memory bandwidth: ceil(bw_all / bw_single) (needs memory info)
-  Power,         // POWER: minimise estimated max power: fewest sockets, then fewest cores (all contexts of
-                 //   a core before a new core), sockets in index order (no RAPL model: see place())
+  Power,         // POWER: minimise the estimated max power (thesis §7.5 "Estimate Power Consumption"):
+                 //   with a power model (Topology::has_power_info()) the n contexts whose estimate
+                 //   (PowerInfo, package + DRAM) is least, exactly (see place()); without one, the
+                 //   structural rule the thesis's measurements imply (a socket costs more than a core,
+                 //   a core more than an SMT context): fewest sockets, then fewest cores, sockets in
+                 //   index order
 };
 
 // All policies, in enum order.
@@ -50,6 +55,22 @@ std::string_view to_string(Policy policy);
 // the valid ones.
 Policy parse_policy(std::string_view name);
 
+// Estimated maximum power of running on a set of contexts (the thesis's Fig 7.5
+// "Max pow no DRAM / with DRAM"), from the topology's power model (PowerInfo).
+struct PowerEstimate {
+  PowerSource source = PowerSource::None;
+  std::vector<int> sockets;       // sockets used, in order of first use
+  std::vector<double> package_w;  // per used socket: package power (idle included)
+  std::vector<double> dram_w;     // per used socket: DRAM power (idle included)
+  double unused_package_w = 0;    // idle package power of the sockets not used
+  double unused_dram_w = 0;       // idle DRAM power of the sockets not used
+  double used_package_w() const;  // sum of package_w ("max pow no DRAM" of Fig 7.5)
+  double used_total_w() const;    // sum of package_w and dram_w ("max pow with DRAM")
+  double machine_total_w() const; // used_total_w() plus the idle power of the unused sockets
+};
+// nullopt when the topology has no power model. Duplicate contexts count once.
+std::optional<PowerEstimate> estimate_power(const Topology& topo, std::span<const int> contexts);
+
 // A placement of n threads: thread i runs on contexts[i].
 struct Placement {
   Policy policy = Policy::Sequential;
@@ -58,6 +79,7 @@ struct Placement {
   std::vector<int> contexts;   // context index per thread (size == threads placed)
   std::vector<int> sockets;    // sockets used, in the order the policy used them
   double max_latency = 0;      // max pairwise latency among the contexts, cycles (0 for one thread)
+  std::optional<PowerEstimate> power;  // when the topology has a power model
 
   int size() const { return static_cast<int>(contexts.size()); }
   // Distinct cores used.
@@ -79,6 +101,15 @@ struct Placement {
 // several ULTs per worker), not a placement's. n_threads < 1 is refused too.
 // RR_SCALE may return fewer contexts than asked (its point) and throws
 // std::invalid_argument if the topology has no bandwidth figures.
+//
+// POWER with a power model: per socket the cheaper of two orders (all
+// contexts of a core first when context_w <= core_w, else distinct cores
+// first) is optimal for every count, so a dynamic programme over the allowed
+// sockets (index order) picks how many threads each socket gets, minimising
+// the sum of socket_w + dram_active_w per used socket plus the core and
+// context increments (idle power is the same for every placement). Ties go to
+// fewer sockets, then to lower socket indices. Used sockets are listed most
+// threads first (then by index), each in its order.
 Placement place(const Topology& topo, Policy policy, int n_threads, int n_sockets = 0);
 
 // Educated backoff (§7.5, §7.7.1): the quantum is the max (or, for workloads
