@@ -34,6 +34,19 @@ void WaitQueue::wait(Waiter& w) {
   while (!w.signaled.load(std::memory_order_acquire)) park();
 }
 
+bool WaitQueue::wait_until(WaitQueue& q, Waiter& w, std::chrono::steady_clock::time_point deadline) {
+  while (!w.signaled.load(std::memory_order_acquire)) {
+    if (park_until(deadline)) continue;
+    q.lock();
+    const bool still_queued = q.remove(&w);
+    q.unlock();
+    if (still_queued) return false;
+    wait(w);  // popped by a notifier whose signal is on its way
+    return true;
+  }
+  return true;
+}
+
 void WaitQueue::signal(Waiter* w) {
   Task* t = w->task;
   retain(t);  // the waiter may return and finish as soon as it sees `signaled`

@@ -424,6 +424,15 @@ void Worker::add_timer(TimerEntry* e) {
   rt_->pending_timers.fetch_add(1, std::memory_order_relaxed);
 }
 
+void Worker::cancel_timer(TimerEntry* e) {
+  if (e->fired) return;
+  auto it = std::find(timers_.begin(), timers_.end(), e);
+  if (it == timers_.end()) return;
+  timers_.erase(it);
+  std::make_heap(timers_.begin(), timers_.end(), timer_later);
+  rt_->pending_timers.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void Worker::poll_timers() {
   auto now = std::chrono::steady_clock::now();
   while (!timers_.empty() && timers_.front()->deadline <= now) {
@@ -509,6 +518,20 @@ void park() {
     w->park_current();
   else
     detail::park_external();
+}
+
+bool park_until(std::chrono::steady_clock::time_point deadline) {
+  detail::Worker* w = detail::tls_worker;
+  if (!w) return detail::park_external_until(deadline);
+  if (std::chrono::steady_clock::now() >= deadline) return false;
+  // A started ULT stays on its worker, so the timer is armed and cancelled
+  // on the same (owner-only) heap.
+  detail::TimerEntry entry{deadline, w->current()};
+  w->add_timer(&entry);
+  w->park_current();
+  if (entry.fired) return false;
+  w->cancel_timer(&entry);
+  return true;
 }
 
 }  // namespace weft

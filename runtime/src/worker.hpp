@@ -80,6 +80,7 @@ class Worker final {
   // can claim it; returns after the child finished. False if it could not.
   inline bool try_run_unstarted(Task* child);
   void add_timer(TimerEntry* e);
+  void cancel_timer(TimerEntry* e);  // no-op once it fired
   Task* allocate_task_block();
   void free_task_block(Task* t);
   void release_stack(Task* t);
@@ -192,6 +193,7 @@ extern __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worke
 
 void task_entry(void* transfer);           // first frame of every ULT stack
 void park_external();                      // park() outside a ULT
+bool park_external_until(std::chrono::steady_clock::time_point deadline);  // false: timed out
 void on_resume(void* from_ctx, void* from_task);
 
 }  // namespace weft::detail

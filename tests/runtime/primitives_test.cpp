@@ -2,6 +2,7 @@
 // sleep_for under stress: many ULTs, random yields, 1 and 2 workers.
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -271,6 +272,118 @@ TEST_P(PrimitivesTest, SleepingUltsDoNotBlockTheirWorker) {
       sleeper.join();
     }).join();
   EXPECT_EQ(progressed.load(), 1);
+}
+
+TEST_P(PrimitivesTest, ConditionVariableWaitForTimesOutWithoutANotify) {
+  Runtime rt(config());
+  Mutex m;
+  ConditionVariable cv;
+  run_ults(rt, 20, [&](int id) {
+    const auto d = std::chrono::microseconds(200 * (id + 1));
+    std::unique_lock lock(m);
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(cv.wait_for(lock, d), std::cv_status::timeout);
+    EXPECT_GE(std::chrono::steady_clock::now() - start, d);
+    EXPECT_TRUE(lock.owns_lock());
+  });
+}
+
+TEST_P(PrimitivesTest, ConditionVariableWaitForReturnsOnNotify) {
+  Runtime rt(config());
+  Mutex m;
+  ConditionVariable cv;
+  bool ready = false;
+  rt.run([&] {
+    auto waiter = spawn([&] {
+      std::unique_lock lock(m);
+      return cv.wait_for(lock, std::chrono::seconds(60), [&] { return ready; });
+    });
+    this_ult::sleep_for(std::chrono::milliseconds(1));
+    {
+      std::lock_guard lock(m);
+      ready = true;
+    }
+    cv.notify_one();
+    EXPECT_TRUE(waiter.join());  // long before the 60 s deadline
+  });
+}
+
+TEST_P(PrimitivesTest, ConditionVariableTimedWaitsRaceWithNotifies) {
+  // Consumers wait with short deadlines while producers notify at random:
+  // every item is consumed exactly once, a timed-out waiter leaves the queue
+  // (notify_one is never spent on it), and no timer outlives its waiter.
+  Runtime rt(config());
+  Mutex m;
+  ConditionVariable cv;
+  std::deque<int> items;
+  constexpr int kProducers = 8, kConsumers = 8, kPerProducer = 300;
+  std::atomic<long> sum{0};
+  std::atomic<int> consumed{0}, timeouts{0};
+  rt.run([&] {
+    TaskGroup group;
+    for (int p = 0; p < kProducers; ++p)
+      group.run([&, p] {
+        std::minstd_rand rng(static_cast<unsigned>(p));
+        for (int i = 1; i <= kPerProducer; ++i) {
+          {
+            std::lock_guard lock(m);
+            items.push_back(i);
+          }
+          cv.notify_one();
+          if (rng() % 16 == 0) this_ult::sleep_for(std::chrono::microseconds(rng() % 50));
+          maybe_yield(rng);
+        }
+      });
+    for (int c = 0; c < kConsumers; ++c)
+      group.run([&] {
+        std::unique_lock lock(m);
+        while (consumed.load() < kProducers * kPerProducer) {
+          if (!cv.wait_for(lock, std::chrono::microseconds(30), [&] { return !items.empty(); })) {
+            ++timeouts;
+            continue;
+          }
+          sum += items.front();
+          items.pop_front();
+          ++consumed;
+        }
+        cv.notify_all();  // the others re-check the count
+      });
+    group.wait();
+  });
+  EXPECT_EQ(consumed.load(), kProducers * kPerProducer);
+  EXPECT_EQ(sum.load(), static_cast<long>(kProducers) * kPerProducer * (kPerProducer + 1) / 2);
+}
+
+TEST_P(PrimitivesTest, ParkUntilTimesOutAndUnparkWinsBeforeTheDeadline) {
+  Runtime rt(config());
+  rt.run([] {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_FALSE(park_until(start + std::chrono::milliseconds(2)));
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2));
+    UltRef self = this_ult::ref();
+    auto waker = spawn([self] { unpark(self); });
+    bool unparked = false;
+    while (!unparked) unparked = park_until(std::chrono::steady_clock::now() + std::chrono::seconds(60));
+    waker.join();
+  });
+}
+
+TEST(PrimitivesPlainThread, ConditionVariableWaitForOutsideAUlt) {
+  Mutex m;
+  ConditionVariable cv;
+  std::unique_lock lock(m);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(cv.wait_for(lock, std::chrono::milliseconds(3)), std::cv_status::timeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(3));
+  bool ready = false;
+  std::thread notifier([&] {
+    std::lock_guard g(m);
+    ready = true;
+    cv.notify_one();
+  });
+  EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return ready; }));
+  lock.unlock();
+  notifier.join();
 }
 
 }  // namespace

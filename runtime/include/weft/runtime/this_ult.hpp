@@ -53,6 +53,10 @@ UltRef ref();
 // Token semantics, like std::binary_semaphore: an unpark that comes first
 // makes the next park return at once. Callers loop on their own condition.
 void park();
+// park() that also returns once `deadline` has passed: false if it returned
+// for that reason, true otherwise (an unpark, its token, or spuriously).
+// Outside a ULT: a futex wait with a timeout.
+bool park_until(std::chrono::steady_clock::time_point deadline);
 // Makes `ref` runnable again (or leaves it a token). Any thread, any worker:
 // a ULT goes back to the worker it runs on, which is woken if it sleeps.
 void unpark(UltRef ref);

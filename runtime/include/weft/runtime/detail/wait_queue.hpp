@@ -5,6 +5,7 @@
 // of the same worker.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "weft/runtime/detail/task.hpp"
@@ -61,6 +62,9 @@ class WaitQueue {
 
   // Parks until signal(w) (a pending park token cannot fool it).
   static void wait(Waiter& w);
+  // wait() with a deadline: true if signaled; false if the deadline passed
+  // first, in which case `w` has been taken out of `q` (locks q).
+  static bool wait_until(WaitQueue& q, Waiter& w, std::chrono::steady_clock::time_point deadline);
   // Wakes a popped waiter (outside the lock). `w` may be gone once this returns.
   static void signal(Waiter* w);
   static void signal_all(Waiter* list);
