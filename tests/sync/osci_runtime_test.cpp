@@ -1,9 +1,13 @@
 // Osci and the baselines on the weft runtime: many ULTs per worker, waiting
-// by fair yield (the setting of the paper's Table 2 and Figures 2-5).
+// by fair yield (the setting of the paper's Table 2 and Figures 2-5), and
+// Osci's batching property (the director's yield lets every ULT of the core
+// record in its node) against CC-Synch under the same load.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sync_test_util.hpp"
@@ -18,6 +22,7 @@
 namespace ws = weft::sync;
 using weft::sync::test::local_work;
 using weft::sync::test::Rng;
+using weft::sync::test::scaled;
 
 namespace {
 
@@ -164,4 +169,52 @@ TEST(OsciRuntime, OsciQueueExactlyOnce) {
   std::sort(all.begin(), all.end());
   ASSERT_EQ(all.size(), static_cast<std::size_t>(n * kPer));
   for (int i = 0; i < n * kPer; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], i);
+}
+
+namespace {
+
+// k ULTs on ONE worker start together (a yield barrier), then each applies
+// `ops` Fetch&Multiply requests in a loop, with no yield of its own. Fair
+// round-robin makes the schedule deterministic, so the combining degree is a
+// property of the algorithm, not of timing.
+template <class Obj>
+ws::CombiningStats one_worker_degree(int k, int ops) {
+  weft::Config c;
+  c.workers = 1;
+  weft::Runtime rt(c);
+  Obj obj;
+  std::atomic<int> ready{0};
+  std::vector<weft::Ult<void>> ults;
+  for (int i = 0; i < k; ++i)
+    ults.push_back(rt.spawn_on(0, [&] {
+      auto h = obj.handle();
+      ready.fetch_add(1, std::memory_order_relaxed);
+      while (ready.load(std::memory_order_relaxed) < k) weft::this_ult::yield();
+      for (int j = 0; j < ops; ++j) obj.apply(h, 3);
+    }));
+  for (auto& u : ults) u.join();
+  return obj.stats();
+}
+
+}  // namespace
+
+// The paper's batching (Algorithm 1, lines 9-13): the director opens its
+// node's door and yields; every other ULT of the core runs once, records its
+// request in the same node and waits; the director closes the door and
+// appends the whole batch with one Swap. So with k ULTs on a worker nearly
+// every combining turn serves k requests. CC-Synch with the same yield-based
+// waiting has no such step: a ULT that finds the lock free serves only
+// itself and keeps the worker, so its degree stays near 1.
+TEST(OsciRuntime, DirectorYieldBatchesAllUltsOfTheWorker) {
+  constexpr int k = 16;
+  const int ops = scaled(2000, 200);
+  const ws::CombiningStats osci = one_worker_degree<ws::Osci<ws::FetchMultiply<std::uint64_t>, ws::YieldWait>>(k, ops);
+  const ws::CombiningStats cc = one_worker_degree<ws::CCSynch<ws::FetchMultiply<std::uint64_t>, ws::YieldWait>>(k, ops);
+  ::testing::Test::RecordProperty("osci_degree", std::to_string(osci.degree()));
+  ::testing::Test::RecordProperty("ccsynch_degree", std::to_string(cc.degree()));
+  EXPECT_EQ(osci.requests, static_cast<std::uint64_t>(k * ops));
+  EXPECT_EQ(cc.requests, static_cast<std::uint64_t>(k * ops));
+  EXPECT_GE(osci.degree(), k / 2.0) << "the director's yield should batch the requests of all ULTs of the core";
+  EXPECT_LE(cc.degree(), 2.0);
+  EXPECT_GE(osci.degree(), 4 * cc.degree());
 }

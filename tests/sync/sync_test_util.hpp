@@ -11,6 +11,19 @@
 
 namespace weft::sync::test {
 
+// Sanitizer builds run the same tests with fewer iterations (TSan makes
+// every atomic and every switch 5-20x slower).
+#if defined(WEFT_TSAN) || defined(WEFT_ASAN)
+inline constexpr int kSanitizerDivisor = 8;
+#else
+inline constexpr int kSanitizerDivisor = 1;
+#endif
+// n iterations, divided under a sanitizer (at least `floor`).
+constexpr int scaled(int n, int floor = 1) {
+  const int s = n / kSanitizerDivisor;
+  return s < floor ? floor : s;
+}
+
 struct Rng {
   std::uint64_t s;
   explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}

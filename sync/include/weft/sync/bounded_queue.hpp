@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace weft::sync {
@@ -69,6 +70,69 @@ class BoundedQueue {
   std::unique_ptr<T[]> slots_;
   std::size_t head_ = 0;
   std::size_t size_ = 0;
+};
+
+// The same queue stored inline, with room for MaxCapacity elements and a
+// capacity (<= MaxCapacity) chosen at construction: trivially copyable when T
+// is, for constructions that copy the state (PSim, LockFreeObject-style
+// copies). It tells PSim which bytes are live (the header and the occupied
+// slots), so a copy costs O(size), not O(MaxCapacity).
+template <class T, std::size_t MaxCapacity>
+class InlineQueue {
+  static_assert(MaxCapacity > 0 && MaxCapacity <= 0xFFFFFFFFu);
+
+ public:
+  using Op = QueueOp<T>;
+  using Result = QueueResult<T>;
+
+  explicit InlineQueue(std::size_t capacity = MaxCapacity) : cap_(static_cast<std::uint32_t>(capacity)) {
+    if (capacity == 0 || capacity > MaxCapacity)
+      throw std::invalid_argument("InlineQueue capacity must be in 1..MaxCapacity");
+  }
+
+  Result apply(const Op& op) {
+    if (op.kind == Op::Kind::enqueue) return {enqueue(op.value), T{}};
+    Result r;
+    r.ok = dequeue(r.value);
+    return r;
+  }
+  bool enqueue(const T& v) {
+    if (size_ == cap_) return false;
+    slots_[(head_ + size_) % cap_] = v;
+    ++size_;
+    return true;
+  }
+  bool dequeue(T& out) {
+    if (size_ == 0) return false;
+    out = slots_[head_];
+    head_ = (head_ + 1) % cap_;
+    --size_;
+    return true;
+  }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return cap_; }
+
+  // PSim: the three header words come first; then the occupied slots (one or
+  // two ranges). Clamped, since PSim may call it on a torn copy.
+  static constexpr std::size_t psim_header_bytes = 3 * sizeof(std::uint32_t);
+  template <class F>
+  void psim_live_ranges(F&& range) const {
+    const std::size_t cap = cap_ == 0 || cap_ > MaxCapacity ? MaxCapacity : cap_;
+    const std::size_t head = head_ % cap;
+    const std::size_t n = size_ < cap ? size_ : cap;
+    const std::size_t first = n < cap - head ? n : cap - head;
+    if (first) range(offset_of(head), first * sizeof(T));
+    if (n > first) range(offset_of(0), (n - first) * sizeof(T));
+  }
+
+ private:
+  std::size_t offset_of(std::size_t i) const noexcept {
+    return static_cast<std::size_t>(reinterpret_cast<const char*>(&slots_[i]) - reinterpret_cast<const char*>(this));
+  }
+  std::uint32_t cap_;
+  std::uint32_t head_ = 0;
+  std::uint32_t size_ = 0;
+  T slots_[MaxCapacity]{};
 };
 
 }  // namespace weft::sync

@@ -66,4 +66,56 @@ class BoundedStack {
   std::size_t size_ = 0;
 };
 
+// The same stack stored inline, with room for MaxCapacity elements and a
+// capacity (<= MaxCapacity) chosen at construction: trivially copyable when T
+// is, for PSim. Only the header and the occupied slots are live, so PSim
+// copies O(size) bytes.
+template <class T, std::size_t MaxCapacity>
+class InlineStack {
+  static_assert(MaxCapacity > 0 && MaxCapacity <= 0xFFFFFFFFu);
+
+ public:
+  using Op = StackOp<T>;
+  using Result = StackResult<T>;
+
+  explicit InlineStack(std::size_t capacity = MaxCapacity) : cap_(static_cast<std::uint32_t>(capacity)) {
+    if (capacity == 0 || capacity > MaxCapacity)
+      throw std::invalid_argument("InlineStack capacity must be in 1..MaxCapacity");
+  }
+
+  Result apply(const Op& op) {
+    if (op.kind == Op::Kind::push) return {push(op.value), T{}};
+    Result r;
+    r.ok = pop(r.value);
+    return r;
+  }
+  bool push(const T& v) {
+    if (size_ == cap_) return false;
+    slots_[size_++] = v;
+    return true;
+  }
+  bool pop(T& out) {
+    if (size_ == 0) return false;
+    out = slots_[--size_];
+    return true;
+  }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return cap_; }
+
+  // PSim: the two header words come first; then slots [0, size).
+  static constexpr std::size_t psim_header_bytes = 2 * sizeof(std::uint32_t);
+  template <class F>
+  void psim_live_ranges(F&& range) const {
+    const std::size_t n = size_ < MaxCapacity ? size_ : MaxCapacity;
+    if (n) range(static_cast<std::size_t>(reinterpret_cast<const char*>(&slots_[0]) -
+                                          reinterpret_cast<const char*>(this)),
+                 n * sizeof(T));
+  }
+
+ private:
+  std::uint32_t cap_;
+  std::uint32_t size_ = 0;
+  T slots_[MaxCapacity]{};
+};
+
 }  // namespace weft::sync

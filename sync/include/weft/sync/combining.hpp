@@ -1,9 +1,10 @@
 #pragma once
 // The combining interface: "apply this operation to a shared sequential
 // object". Every algorithm in weft/sync (CC-Synch, DSM-Synch, H-Synch, flat
-// combining, Oyama, CLH lock, lock-free CAS loop, std::mutex, and later Osci
-// and PSim-x) is a class template over the sequential object with the same
-// surface, so a user or a benchmark switches algorithm by changing one type:
+// combining, Oyama, CLH lock, lock-free CAS loop, std::mutex, Osci and PSim-x)
+// is a class template over the sequential object with the same surface, so a
+// user or a benchmark switches algorithm by changing one type (PSim needs a
+// trivially copyable object, see PSimState in psim.hpp):
 //
 //   using Obj = weft::sync::CCSynch<FetchMultiply<std::uint64_t>>;   // or DSMSynch<...>, ...
 //   Obj obj;

@@ -12,7 +12,10 @@
 //   weft::sync::CombiningQueue<std::uint64_t, MyAlias> q2(4096);     // other algorithm:
 //   template <class S> using MyAlias = weft::sync::DSMSynch<S, weft::sync::YieldWait>;
 //
-// It is itself a CombiningObject over QueueOp/QueueResult.
+// It is itself a CombiningObject over QueueOp/QueueResult. OsciQueue (below)
+// is this queue with Osci as the combiner. PSim cannot be the combiner: the
+// ends write the shared ring from apply(), which PSim would run
+// speculatively in several threads (see psim_queue.hpp for PSimQueue-x).
 
 #include <atomic>
 #include <cstddef>
@@ -25,6 +28,8 @@
 #include "weft/sync/ccsynch.hpp"
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/osci.hpp"
+#include "weft/sync/wait.hpp"
 
 namespace weft::sync {
 namespace detail {
@@ -51,6 +56,9 @@ template <class T>
 struct EnqueueEnd {
   using Op = T;
   using Result = bool;  // false: full
+  // apply() writes the shared ring: needs a mutually exclusive combiner
+  // (PSimState rejects it).
+  static constexpr bool external_state = true;
   SpscRing<T>* ring = nullptr;
   bool apply(const T& v) {
     const std::size_t t = ring->tail.load(std::memory_order_relaxed);
@@ -70,6 +78,7 @@ template <class T>
 struct DequeueEnd {
   using Op = DequeueRequest;
   using Result = QueueResult<T>;
+  static constexpr bool external_state = true;  // see EnqueueEnd
   SpscRing<T>* ring = nullptr;
   Result apply(const DequeueRequest&) {
     const std::size_t h = ring->head.load(std::memory_order_relaxed);
@@ -136,5 +145,12 @@ class CombiningQueue {
   EnqueueObject enq_;
   DequeueObject deq_;
 };
+
+// OsciQueue (Osci paper, §6): the two-lock queue shape with two Osci
+// instances, waiting by weft's fair yield.
+template <class S>
+using OsciYieldCombiner = Osci<S, YieldWait>;
+template <class T>
+using OsciQueue = CombiningQueue<T, OsciYieldCombiner>;
 
 }  // namespace weft::sync

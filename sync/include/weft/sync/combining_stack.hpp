@@ -5,6 +5,9 @@
 // the top, so unlike the queue there is one instance.
 //
 //   weft::sync::CombiningStack<int> s(4096);   // CC-Synch; 2nd argument picks another algorithm
+//   weft::sync::OsciStack<int> o(4096);        // Osci (YieldWait)
+// PSimStack-x is in psim_stack.hpp: PSim copies its state, and BoundedStack
+// owns heap storage.
 
 #include <cstddef>
 #include <optional>
@@ -44,5 +47,10 @@ class CombiningStack {
  private:
   Object obj_;
 };
+
+// OsciStack (Osci paper, §6): one Osci instance, waiting by fair yield.
+// (OsciYieldCombiner is defined in combining_queue.hpp.)
+template <class T>
+using OsciStack = CombiningStack<T, OsciYieldCombiner>;
 
 }  // namespace weft::sync

@@ -1,0 +1,549 @@
+// PSim and PSim-x (wait-free universal construction; Osci paper §4-6):
+// semantics with one handle, the handle limit and slot reuse, the wait-free
+// bound (every apply returns within two attempts, served), PSimQueue-x and
+// PSimStack-x (linearizable histories, exactly-once), and on the weft runtime
+// with many ULTs per worker (1 and 2 workers, random yields and local work):
+// linearizable histories, exactly-once, and the combining degree PSim-x gets
+// from its post-announce yield compared with plain PSim.
+#include "weft/sync/psim.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sync_test_util.hpp"
+#include "weft/runtime.hpp"
+#include "weft/sync/bounded_stack.hpp"
+#include "weft/sync/combining_queue.hpp"
+#include "weft/sync/combining_stack.hpp"
+#include "weft/sync/fetch_multiply.hpp"
+#include "weft/sync/linearizability.hpp"
+#include "weft/sync/psim_queue.hpp"
+#include "weft/sync/psim_stack.hpp"
+
+namespace ws = weft::sync;
+using weft::sync::test::local_work;
+using weft::sync::test::Rng;
+using weft::sync::test::run_threads;
+using weft::sync::test::scaled;
+
+namespace {
+
+using FM = ws::FetchMultiply<std::uint64_t>;
+using FA = ws::FetchAdd<std::uint64_t>;
+
+static_assert(ws::CombiningObject<ws::PSim<FM>>);
+static_assert(ws::CombiningObject<ws::PSim<FA, ws::SpinWait>>);
+static_assert(ws::CombiningObject<ws::PSimQueue<int>>);
+static_assert(ws::CombiningObject<ws::PSimStack<int>>);
+static_assert(ws::CombiningObject<ws::OsciQueue<int>>);
+static_assert(ws::CombiningObject<ws::OsciStack<int>>);
+// PSim copies its state: heap-owning or shared-memory-writing objects are rejected.
+static_assert(ws::PSimState<FM>);
+static_assert(ws::PSimState<ws::InlineQueue<std::uint64_t, 16>>);
+static_assert(ws::PSimState<ws::InlineStack<int, 16>>);
+static_assert(!ws::PSimState<ws::BoundedStack<int>>);
+static_assert(!ws::PSimState<ws::BoundedQueue<int>>);
+static_assert(!ws::PSimState<ws::detail::EnqueueEnd<int>>);
+static_assert(!ws::PSimState<ws::detail::DequeueEnd<int>>);
+
+ws::PSimConfig plain(std::size_t max_handles = 0) {
+  return {.max_handles = max_handles, .yield_after_announce = false};
+}
+
+void expect_wait_free(const ws::PSimStats& p, std::uint64_t applies) {
+  EXPECT_EQ(p.applies, applies);
+  EXPECT_LE(p.max_attempts, 2u) << "PSim: a request is served within two attempts";
+  EXPECT_EQ(p.unserved_after_two, 0u) << "returned after two failed attempts with the request not served";
+  EXPECT_EQ(p.own_sc + p.served_by_other + p.after_two_failures, applies);
+  EXPECT_LE(p.sc_attempts, 2 * applies);
+  EXPECT_LE(p.attempts, 2 * applies);
+}
+
+// Fetch&Add exactly-once check (see combining_stress_test.cpp).
+struct Applied {
+  std::uint64_t before, inc;
+};
+void expect_exact_chain(std::vector<Applied> all, std::uint64_t final_value) {
+  std::sort(all.begin(), all.end(), [](const Applied& a, const Applied& b) { return a.before < b.before; });
+  ASSERT_FALSE(all.empty());
+  ASSERT_EQ(all.front().before, 0u);
+  for (std::size_t i = 0; i + 1 < all.size(); ++i)
+    ASSERT_EQ(all[i].before + all[i].inc, all[i + 1].before) << "at position " << i;
+  ASSERT_EQ(all.back().before + all.back().inc, final_value);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ one handle
+
+TEST(PSim, SingleHandleSemantics) {
+  for (bool x : {false, true}) {
+    ws::PSim<FM> obj(FM{3}, ws::PSimConfig{.max_handles = 4, .yield_after_announce = x});
+    EXPECT_EQ(obj.yields_after_announce(), x);
+    auto h = obj.handle();
+    EXPECT_EQ(obj.apply(h, 5), 3u);
+    EXPECT_EQ(obj.apply(h, 7), 15u);
+    EXPECT_EQ(obj.apply(h, 1), 105u);
+    EXPECT_EQ(obj.unsafe_object().value, 105u);
+    const ws::CombiningStats s = obj.stats();
+    EXPECT_EQ(s.requests, 3u);
+    EXPECT_EQ(s.rounds, 3u);  // alone: one SC per request
+    const ws::PSimStats p = obj.psim_stats();
+    expect_wait_free(p, 3);
+    EXPECT_EQ(p.own_sc, 3u);
+    EXPECT_EQ(p.max_attempts, 1u);
+  }
+}
+
+TEST(PSim, HandleLimitAndSlotReuse) {
+  ws::PSim<FA> obj(FA{}, plain(3));
+  EXPECT_EQ(obj.max_handles(), 3u);
+  auto a = obj.handle();
+  auto b = obj.handle();
+  auto c = obj.handle();
+  EXPECT_EQ(a.slot(), 0u);
+  EXPECT_EQ(b.slot(), 1u);
+  EXPECT_EQ(c.slot(), 2u);
+  try {
+    [[maybe_unused]] auto d = obj.handle();
+    FAIL() << "a 4th handle with max_handles = 3";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("max_handles = 3"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(obj.apply(a, 1), 0u);
+  EXPECT_EQ(obj.apply(b, 2), 1u);
+  {
+    auto moved = std::move(b);  // the moved-from handle gives nothing back
+    EXPECT_EQ(obj.apply(moved, 4), 3u);
+  }                             // slot 1 is free again
+  auto d = obj.handle();
+  EXPECT_EQ(d.slot(), 1u);
+  // The recycled slot keeps its toggle bit: the new handle's requests work.
+  EXPECT_EQ(obj.apply(d, 8), 7u);
+  EXPECT_EQ(obj.apply(c, 16), 15u);
+  EXPECT_EQ(obj.apply(d, 0), 31u);
+  expect_wait_free(obj.psim_stats(), 6);
+}
+
+TEST(PSimQueue, SingleHandleFifoAndCapacity) {
+  ws::PSimQueue<std::uint64_t, 8> q(3, plain());
+  auto h = q.handle();
+  EXPECT_EQ(q.capacity(), 3u);
+  EXPECT_FALSE(q.dequeue(h).has_value());
+  for (std::uint64_t i = 0; i < 3; ++i) EXPECT_TRUE(q.enqueue(h, i));
+  EXPECT_FALSE(q.enqueue(h, 99));
+  for (std::uint64_t round = 0; round < 10; ++round) {  // wraps around the ring
+    EXPECT_EQ(q.dequeue(h), std::optional<std::uint64_t>(round));
+    EXPECT_TRUE(q.enqueue(h, round + 3));
+  }
+  EXPECT_THROW((ws::PSimQueue<int, 8>(9)), std::invalid_argument);
+}
+
+TEST(PSimStack, SingleHandleLifoAndCapacity) {
+  ws::PSimStack<int, 4> s(2);
+  auto h = s.handle();
+  EXPECT_FALSE(s.pop(h).has_value());
+  EXPECT_TRUE(s.push(h, 1));
+  EXPECT_TRUE(s.push(h, 2));
+  EXPECT_FALSE(s.push(h, 3));
+  EXPECT_EQ(s.pop(h), std::optional<int>(2));
+  EXPECT_EQ(s.pop(h), std::optional<int>(1));
+  EXPECT_FALSE(s.pop(h).has_value());
+}
+
+// ------------------------------------------------------------ std::threads
+
+// Four threads on two cores (plain PSim never waits, so oversubscription
+// cannot stall anyone), slots spread over three toggle words (> 128 slots):
+// every request applied exactly once, and the wait-free bound holds.
+TEST(PSim, WaitFreeBoundAndExactlyOnceAcrossToggleWords) {
+  ws::PSim<FA, ws::SpinWait> obj(FA{}, plain(200));
+  // Occupy slots 0..129, then free 5 and 64: the workers get 5, 64, 130, 131.
+  std::vector<ws::PSim<FA, ws::SpinWait>::Handle> filler;
+  for (int i = 0; i < 130; ++i) filler.push_back(obj.handle());
+  filler[5] = {};
+  filler[64] = {};
+  constexpr int kThreads = 4;
+  const int ops = scaled(50000, 2000);
+  std::vector<std::vector<Applied>> got(kThreads);
+  std::vector<std::size_t> slots(kThreads);
+  std::vector<ws::PSim<FA, ws::SpinWait>::Handle> hs;
+  for (int t = 0; t < kThreads; ++t) {
+    hs.push_back(obj.handle());
+    slots[static_cast<std::size_t>(t)] = hs.back().slot();
+  }
+  EXPECT_EQ(slots, (std::vector<std::size_t>{5, 64, 130, 131}));
+  run_threads(kThreads, [&](int t) {
+    auto& h = hs[static_cast<std::size_t>(t)];
+    auto& mine = got[static_cast<std::size_t>(t)];
+    mine.reserve(static_cast<std::size_t>(ops));
+    Rng rng(static_cast<std::uint64_t>(t + 11));
+    for (int i = 0; i < ops; ++i) {
+      const std::uint64_t inc = 1 + rng.below(100);
+      mine.push_back({obj.apply(h, inc), inc});
+      local_work(rng, 64);
+    }
+  });
+  std::vector<Applied> all;
+  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
+  const std::uint64_t final_value = obj.apply(hs[0], 0);
+  expect_exact_chain(std::move(all), final_value);
+  const std::uint64_t applies = std::uint64_t(kThreads) * std::uint64_t(ops) + 1;
+  const ws::PSimStats p = obj.psim_stats();
+  expect_wait_free(p, applies);
+  EXPECT_EQ(obj.stats().requests, applies);
+  ::testing::Test::RecordProperty("after_two_failures", std::to_string(p.after_two_failures));
+  ::testing::Test::RecordProperty("served_by_other", std::to_string(p.served_by_other));
+}
+
+namespace {
+
+template <class Q>
+void queue_histories(int threads, int histories, int ops) {
+  constexpr std::size_t cap = 5;
+  for (int round = 0; round < histories; ++round) {
+    Q q(cap);
+    ws::HistoryRecorder<typename Q::Op, typename Q::Result> rec(static_cast<std::size_t>(threads),
+                                                                static_cast<std::size_t>(ops));
+    run_threads(threads, [&](int t) {
+      auto h = q.handle();
+      Rng rng(static_cast<std::uint64_t>(round * 31 + t + 1));
+      for (int i = 0; i < ops; ++i) {
+        const auto op = rng.below(100) < 48 ? Q::Op::enqueue(static_cast<std::uint64_t>(t * 100000 + i))
+                                            : Q::Op::dequeue();
+        rec.thread(static_cast<std::size_t>(t)).call(op, [&] { return q.apply(h, op); });
+        local_work(rng, 256);
+      }
+    });
+    const auto r = ws::check_linearizability(ws::QueueModel<std::uint64_t>(cap), rec.history());
+    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
+    expect_wait_free(q.object().psim_stats(), static_cast<std::uint64_t>(threads * ops));
+  }
+}
+
+}  // namespace
+
+// 64-bit elements: operations and results are two words (the validated
+// announce read).
+TEST(PSimQueue, HistoriesAreLinearizablePSimX) {
+  queue_histories<ws::PSimQueue<std::uint64_t, 8>>(3, scaled(200, 20), 60);
+}
+TEST(PSimQueue, HistoriesAreLinearizablePlainPSimSpin) {
+  queue_histories<ws::PSimQueue<std::uint64_t, 8, ws::SpinWait>>(4, scaled(200, 20), 60);
+}
+
+TEST(PSimQueue, ExactlyOnce2Producers2Consumers) {
+  ws::PSimQueue<std::uint64_t, 64> q(64);
+  constexpr int kProducers = 2, kConsumers = 2;
+  const int per = scaled(40000, 2000);
+  const int total = kProducers * per;
+  std::vector<std::vector<std::uint64_t>> got(kProducers + kConsumers);
+  std::atomic<int> consumed{0};
+  run_threads(kProducers + kConsumers, [&](int t) {
+    auto h = q.handle();
+    if (t < kProducers) {
+      for (int i = 0; i < per; ++i)
+        while (!q.enqueue(h, static_cast<std::uint64_t>(t * per + i))) std::this_thread::yield();
+    } else {
+      auto& mine = got[static_cast<std::size_t>(t)];
+      while (consumed.load(std::memory_order_relaxed) < total) {
+        if (auto v = q.dequeue(h)) {
+          mine.push_back(*v);
+          consumed.fetch_add(1, std::memory_order_relaxed);
+        } else {
+          std::this_thread::yield();
+        }
+      }
+    }
+  });
+  std::vector<std::uint64_t> all;
+  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(total));
+  for (int i = 0; i < total; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], static_cast<std::uint64_t>(i));
+  // FIFO per producer, as one consumer sees it.
+  for (std::size_t c = kProducers; c < got.size(); ++c) {
+    std::vector<std::int64_t> last(kProducers, -1);
+    for (std::uint64_t v : got[c]) {
+      const auto p = static_cast<std::size_t>(v / static_cast<std::uint64_t>(per));
+      ASSERT_GT(static_cast<std::int64_t>(v), last[p]);
+      last[p] = static_cast<std::int64_t>(v);
+    }
+  }
+  const ws::PSimStats p = q.object().psim_stats();
+  EXPECT_LE(p.max_attempts, 2u);
+  EXPECT_EQ(p.unserved_after_two, 0u);
+}
+
+TEST(PSimStack, HistoriesAreLinearizable) {
+  constexpr std::size_t cap = 5;
+  for (int round = 0; round < scaled(200, 20); ++round) {
+    ws::PSimStack<int, 8> s(cap);
+    ws::HistoryRecorder<ws::StackOp<int>, ws::StackResult<int>> rec(3, 60);
+    run_threads(3, [&](int t) {
+      auto h = s.handle();
+      Rng rng(static_cast<std::uint64_t>(round * 13 + t + 1));
+      for (int i = 0; i < 60; ++i) {
+        const auto op = rng.below(2) ? ws::StackOp<int>::push(t * 1000 + i) : ws::StackOp<int>::pop();
+        rec.thread(static_cast<std::size_t>(t)).call(op, [&] { return s.apply(h, op); });
+        local_work(rng, 256);
+      }
+    });
+    const auto r = ws::check_linearizability(ws::StackModel<int>(cap), rec.history());
+    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
+  }
+}
+
+TEST(PSimStack, ExactlyOnce) {
+  constexpr int kThreads = 4;
+  const int per = scaled(20000, 1000);
+  ws::PSimStack<int, 256> s(256);
+  std::vector<std::vector<int>> got(kThreads);
+  run_threads(kThreads, [&](int t) {
+    auto h = s.handle();
+    auto& mine = got[static_cast<std::size_t>(t)];
+    for (int i = 0; i < per; ++i) {
+      ASSERT_TRUE(s.push(h, t * per + i));  // at most 4 x 2 elements at once
+      auto v = s.pop(h);
+      ASSERT_TRUE(v.has_value());  // we pushed first
+      mine.push_back(*v);
+    }
+  });
+  auto h = s.handle();
+  EXPECT_FALSE(s.pop(h).has_value());
+  std::vector<int> all;
+  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(kThreads * per));
+  for (int i = 0; i < kThreads * per; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], i);
+}
+
+// ------------------------------------------------------------ weft runtime
+
+namespace {
+
+weft::Config runtime_config(int workers) {
+  weft::Config c;
+  c.workers = workers;
+  return c;
+}
+
+// Runs body(ult_index) on `per_worker` ULTs pinned to each of the runtime's
+// workers; returns after all finished.
+template <class F>
+void run_ults(weft::Runtime& rt, int per_worker, F body) {
+  std::vector<weft::Ult<void>> ults;
+  const int workers = rt.num_workers();
+  for (int w = 0; w < workers; ++w)
+    for (int i = 0; i < per_worker; ++i) {
+      const int idx = w * per_worker + i;
+      ults.push_back(rt.spawn_on(w, [&body, idx] { body(idx); }));
+    }
+  for (auto& u : ults) u.join();
+}
+
+// Random local work, and now and then a yield (so ULTs interleave at
+// arbitrary points between requests, not only where PSim-x yields).
+void between_ops(Rng& rng, unsigned max_work) {
+  local_work(rng, max_work);
+  if (rng.below(4) == 0) weft::this_ult::yield();
+}
+
+template <class Obj>
+void runtime_fetch_multiply_histories(int workers, int per_worker, int ops, int histories, ws::PSimConfig cfg) {
+  weft::Runtime rt(runtime_config(workers));
+  const int n = workers * per_worker;
+  for (int round = 0; round < histories; ++round) {
+    Obj obj(FM{}, cfg);
+    ws::HistoryRecorder<std::uint64_t, std::uint64_t> rec(static_cast<std::size_t>(n), static_cast<std::size_t>(ops));
+    run_ults(rt, per_worker, [&](int u) {
+      auto h = obj.handle();
+      Rng rng(static_cast<std::uint64_t>(round * 1009 + u + 1));
+      auto& log = rec.thread(static_cast<std::size_t>(u));
+      for (int i = 0; i < ops; ++i) {
+        const std::uint64_t k = rng.next() | 1u;
+        log.call(k, [&] { return obj.apply(h, k); });
+        between_ops(rng, 512);
+      }
+    });
+    const auto r = ws::check_linearizability(ws::FetchMultiplyModel<std::uint64_t>{}, rec.history());
+    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
+    ASSERT_EQ(obj.stats().requests, static_cast<std::uint64_t>(n * ops));
+    expect_wait_free(obj.psim_stats(), static_cast<std::uint64_t>(n * ops));
+  }
+}
+
+template <class Obj>
+void runtime_exactly_once(int workers, int per_worker, int ops, ws::PSimConfig cfg) {
+  weft::Runtime rt(runtime_config(workers));
+  const int n = workers * per_worker;
+  Obj obj(FA{}, cfg);
+  std::vector<std::vector<Applied>> got(static_cast<std::size_t>(n));
+  run_ults(rt, per_worker, [&](int u) {
+    auto h = obj.handle();
+    Rng rng(static_cast<std::uint64_t>(u + 7));
+    auto& mine = got[static_cast<std::size_t>(u)];
+    mine.reserve(static_cast<std::size_t>(ops));
+    for (int i = 0; i < ops; ++i) {
+      const std::uint64_t inc = 1 + rng.below(100);
+      mine.push_back({obj.apply(h, inc), inc});
+      between_ops(rng, 128);
+    }
+  });
+  std::vector<Applied> all;
+  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(n * ops));
+  auto h = obj.handle();
+  const std::uint64_t final_value = obj.apply(h, 0);
+  expect_exact_chain(std::move(all), final_value);
+  const ws::CombiningStats s = obj.stats();
+  EXPECT_EQ(s.requests, static_cast<std::uint64_t>(n * ops) + 1);
+  expect_wait_free(obj.psim_stats(), static_cast<std::uint64_t>(n * ops) + 1);
+  ::testing::Test::RecordProperty("combining_degree", std::to_string(s.degree()));
+}
+
+using PSimFM = ws::PSim<FM>;
+using PSimFA = ws::PSim<FA>;
+const ws::PSimConfig kPSimX{};  // yield after announcing
+
+}  // namespace
+
+TEST(PSimRuntime, PSimXHistoriesLinearizable1Worker16Ults) {
+  runtime_fetch_multiply_histories<PSimFM>(1, 16, 30, scaled(40, 5), kPSimX);
+}
+TEST(PSimRuntime, PSimXHistoriesLinearizable2Workers16Ults) {
+  runtime_fetch_multiply_histories<PSimFM>(2, 16, 30, scaled(40, 5), kPSimX);
+}
+TEST(PSimRuntime, PlainPSimHistoriesLinearizable2Workers8Ults) {
+  runtime_fetch_multiply_histories<PSimFM>(2, 8, 30, scaled(40, 5), plain());
+}
+TEST(PSimRuntime, PSimXExactlyOnce2Workers32Ults) {
+  runtime_exactly_once<PSimFA>(2, 32, scaled(3000, 300), kPSimX);
+}
+TEST(PSimRuntime, PSimXExactlyOnce1Worker32Ults) {
+  runtime_exactly_once<PSimFA>(1, 32, scaled(3000, 300), kPSimX);
+}
+TEST(PSimRuntime, PlainPSimExactlyOnce2Workers16Ults) {
+  runtime_exactly_once<PSimFA>(2, 16, scaled(3000, 300), plain());
+}
+
+TEST(PSimRuntime, PSimQueueXHistoriesLinearizable) {
+  weft::Runtime rt(runtime_config(2));
+  constexpr int kPerWorker = 3, kOps = 40;
+  constexpr std::size_t cap = 5;
+  for (int round = 0; round < scaled(60, 8); ++round) {
+    ws::PSimQueue<int, 8> q(cap);
+    ws::HistoryRecorder<ws::QueueOp<int>, ws::QueueResult<int>> rec(2 * kPerWorker, kOps);
+    run_ults(rt, kPerWorker, [&](int u) {
+      auto h = q.handle();
+      Rng rng(static_cast<std::uint64_t>(round * 17 + u + 1));
+      for (int i = 0; i < kOps; ++i) {
+        const auto op = rng.below(100) < 48 ? ws::QueueOp<int>::enqueue(u * 1000 + i) : ws::QueueOp<int>::dequeue();
+        rec.thread(static_cast<std::size_t>(u)).call(op, [&] { return q.apply(h, op); });
+        between_ops(rng, 256);
+      }
+    });
+    const auto r = ws::check_linearizability(ws::QueueModel<int>(cap), rec.history());
+    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
+  }
+}
+
+TEST(PSimRuntime, PSimQueueXExactlyOnce) {
+  weft::Runtime rt(runtime_config(2));
+  constexpr int kPerWorker = 16;
+  const int per = scaled(2000, 200);
+  ws::PSimQueue<std::uint64_t, 256> q(256);
+  const int n = 2 * kPerWorker;
+  std::vector<std::vector<std::uint64_t>> got(static_cast<std::size_t>(n));
+  run_ults(rt, kPerWorker, [&](int u) {
+    auto h = q.handle();
+    auto& mine = got[static_cast<std::size_t>(u)];
+    for (int i = 0; i < per; ++i) {
+      while (!q.enqueue(h, static_cast<std::uint64_t>(u * per + i))) weft::this_ult::yield();
+      std::optional<std::uint64_t> v;
+      while (!(v = q.dequeue(h))) weft::this_ult::yield();  // we enqueued first
+      mine.push_back(*v);
+    }
+  });
+  std::vector<std::uint64_t> all;
+  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(n * per));
+  for (int i = 0; i < n * per; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], static_cast<std::uint64_t>(i));
+  expect_wait_free(q.object().psim_stats(), 2 * static_cast<std::uint64_t>(n * per));
+}
+
+TEST(PSimRuntime, PSimStackXHistoriesLinearizable) {
+  weft::Runtime rt(runtime_config(2));
+  constexpr int kPerWorker = 3, kOps = 40;
+  constexpr std::size_t cap = 5;
+  for (int round = 0; round < scaled(60, 8); ++round) {
+    ws::PSimStack<int, 8> s(cap);
+    ws::HistoryRecorder<ws::StackOp<int>, ws::StackResult<int>> rec(2 * kPerWorker, kOps);
+    run_ults(rt, kPerWorker, [&](int u) {
+      auto h = s.handle();
+      Rng rng(static_cast<std::uint64_t>(round * 19 + u + 1));
+      for (int i = 0; i < kOps; ++i) {
+        const auto op = rng.below(2) ? ws::StackOp<int>::push(u * 1000 + i) : ws::StackOp<int>::pop();
+        rec.thread(static_cast<std::size_t>(u)).call(op, [&] { return s.apply(h, op); });
+        between_ops(rng, 256);
+      }
+    });
+    const auto r = ws::check_linearizability(ws::StackModel<int>(cap), rec.history());
+    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
+  }
+}
+
+namespace {
+
+// k ULTs on ONE worker start together (a yield barrier), then each applies
+// `ops` requests in a loop with no other yield. Fair round-robin makes the
+// schedule deterministic: with PSim-x every ULT announces and yields, so the
+// one that runs next sees all k requests and serves them in one SC, and the
+// others find theirs served. Plain PSim never yields: each ULT runs its
+// requests alone, one SC each.
+template <class Obj>
+ws::CombiningStats one_worker_degree(Obj& obj, int k, int ops) {
+  weft::Runtime rt(runtime_config(1));
+  std::atomic<int> ready{0};
+  run_ults(rt, k, [&](int) {
+    auto h = obj.handle();
+    ready.fetch_add(1, std::memory_order_relaxed);
+    while (ready.load(std::memory_order_relaxed) < k) weft::this_ult::yield();
+    for (int i = 0; i < ops; ++i) obj.apply(h, 3);
+  });
+  return obj.stats();
+}
+
+}  // namespace
+
+TEST(PSimRuntime, PSimXCombiningDegreeWithSixteenUltsPerWorker) {
+  constexpr int k = 16;
+  const int ops = scaled(2000, 200);
+  PSimFM x;
+  const ws::CombiningStats sx = one_worker_degree(x, k, ops);
+  PSimFM p(FM{}, plain());
+  const ws::CombiningStats sp = one_worker_degree(p, k, ops);
+  ::testing::Test::RecordProperty("psim_x_degree", std::to_string(sx.degree()));
+  ::testing::Test::RecordProperty("psim_degree", std::to_string(sp.degree()));
+  EXPECT_EQ(sx.requests, static_cast<std::uint64_t>(k * ops));
+  EXPECT_EQ(sp.requests, static_cast<std::uint64_t>(k * ops));
+  // PSim-x: all k announced requests in (nearly) every SC.
+  EXPECT_GE(sx.degree(), 0.75 * k) << "PSim-x should combine the requests of all ULTs of the worker";
+  // Plain PSim: exactly one request per SC when nothing preempts a ULT.
+  EXPECT_LE(sp.degree(), 1.5);
+  EXPECT_GE(sx.degree(), 8 * sp.degree());
+  // PSim-x's yielders mostly find their request served when they run again.
+  const ws::PSimStats px = x.psim_stats();
+  expect_wait_free(px, static_cast<std::uint64_t>(k * ops));
+  EXPECT_GE(px.served_by_other, static_cast<std::uint64_t>(k - 1) * static_cast<std::uint64_t>(ops) * 3 / 4);
+  expect_wait_free(p.psim_stats(), static_cast<std::uint64_t>(k * ops));
+}
