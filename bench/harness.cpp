@@ -120,14 +120,37 @@ Stats stats(std::vector<double> v) {
   return s;
 }
 
+// Samples of one extra metric (Measurement::extra) of one row.
+struct ExtraSeries {
+  std::string name, unit;
+  bool higher_is_better = false;
+  std::vector<double> samples;  // finite values only
+  Stats st;
+};
+
 struct Row {
   const Impl* impl;
   std::vector<double> per_op;  // ns per op, one per repetition
   std::vector<double> total;   // ms, one per repetition
   std::string error;           // non-empty: a run threw (e.g. wrong result)
   Stats op, tot;
+  std::vector<ExtraSeries> extra = {};
   bool ok() const { return impl->missing.empty() && error.empty(); }
+  const ExtraSeries* find_extra(const std::string& name) const {
+    for (const auto& e : extra)
+      if (e.name == name) return &e;
+    return nullptr;
+  }
 };
+
+// Names of the extra metrics of a case's rows, in order of first appearance.
+std::vector<std::string> extra_names(const std::vector<Row>& rows) {
+  std::vector<std::string> names;
+  for (const auto& r : rows)
+    for (const auto& e : r.extra)
+      if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+  return names;
+}
 
 int usage(std::ostream& os, const std::string& bad = {}) {
   if (!bad.empty()) os << "weft-bench: " << bad << "\n\n";
@@ -178,9 +201,12 @@ void print_case(const Case& c, const std::vector<Row>& rows) {
   }
   size_t w = 6;
   for (const auto& r : rows) w = std::max(w, r.impl->name.size());
+  const std::vector<std::string> extras = extra_names(rows);
   std::printf("\n%s — %s\n", c.name.c_str(), c.what.c_str());
-  std::printf("  %-*s %12s  %-22s %11s %8s %8s\n", static_cast<int>(w), "impl",
+  std::printf("  %-*s %12s  %-22s %11s %8s %8s", static_cast<int>(w), "impl",
               c.op_unit.c_str(), "[min .. max]", "total ms", "vs weft", "vs best");
+  for (const auto& e : extras) std::printf(" %10s", e.c_str());
+  std::printf("\n");
   for (const auto& r : rows) {
     const char* name = r.impl->name.c_str();
     if (!r.impl->missing.empty()) {
@@ -195,9 +221,18 @@ void print_case(const Case& c, const std::vector<Row>& rows) {
     char range[64];
     std::snprintf(range, sizeof range, "[%s .. %s]", fmt(r.op.min).c_str(), fmt(r.op.max).c_str());
     std::string vs_weft = ref ? fmt(r.op.median / ref->op.median) : "—";
-    std::printf("  %-*s %12s  %-22s %11s %8s %8s\n", static_cast<int>(w), name,
+    std::printf("  %-*s %12s  %-22s %11s %8s %8s", static_cast<int>(w), name,
                 fmt(r.op.median).c_str(), range, fmt(r.tot.median).c_str(),
                 vs_weft.c_str(), fmt(r.op.median / best).c_str());
+    for (const auto& e : extras) {
+      const ExtraSeries* x = r.find_extra(e);
+      // "—" is 3 bytes but one column: pad by hand.
+      if (x && std::isfinite(x->st.median))
+        std::printf(" %10s", fmt(x->st.median).c_str());
+      else
+        std::printf("          —");
+    }
+    std::printf("\n");
   }
   std::fflush(stdout);
 }
@@ -208,22 +243,31 @@ void print_json(const Suite& s, const Case& c, const std::vector<Row>& rows, con
   for (const auto& r : rows)
     if (r.ok() && r.impl->name == kReference) ref = &r;
   for (const auto& r : rows) {
-    struct Metric {
+    struct Rec {
       const char* name;
       const char* unit;
       const std::vector<double>* samples;
       const Stats* st;
       double ref_median;
+      bool higher = false;
     };
-    const Metric metrics[] = {
+    const Rec metrics[] = {
         {"time_per_op", c.op_unit.c_str(), &r.per_op, &r.op, ref ? ref->op.median : NAN},
         {"total_time", "ms", &r.total, &r.tot, ref ? ref->tot.median : NAN},
     };
-    for (const auto& mt : metrics) {
+    std::vector<Rec> all(std::begin(metrics), std::end(metrics));
+    // Extra metrics: one more record each, where this row has samples.
+    for (const auto& e : r.extra) {
+      const ExtraSeries* re = ref ? ref->find_extra(e.name) : nullptr;
+      all.push_back({e.name.c_str(), e.unit.c_str(), &e.samples, &e.st,
+                     re ? re->st.median : NAN, e.higher_is_better});
+    }
+    for (const auto& mt : all) {
       std::ostringstream os;
       os << "{\"suite\":\"" << json_escape(s.name) << "\",\"case\":\"" << json_escape(c.name)
-         << "\",\"impl\":\"" << json_escape(r.impl->name) << "\",\"metric\":\"" << mt.name
-         << "\",\"unit\":\"" << json_escape(mt.unit) << "\",\"better\":\"lower\"";
+         << "\",\"impl\":\"" << json_escape(r.impl->name) << "\",\"metric\":\""
+         << json_escape(mt.name) << "\",\"unit\":\"" << json_escape(mt.unit)
+         << "\",\"better\":\"" << (mt.higher ? "higher" : "lower") << "\"";
       if (!r.ok()) {
         const bool missing = !r.impl->missing.empty();
         os << ",\"status\":\"" << (missing ? "missing" : "failed") << "\",\"value\":null"
@@ -246,6 +290,60 @@ void print_json(const Suite& s, const Case& c, const std::vector<Row>& rows, con
   std::fflush(stdout);
 }
 
+std::string cell_text(const SummaryTable::Cell& c) {
+  if (!c.text.empty()) return c.text;
+  return std::isfinite(c.value) ? fmt(c.value) : "—";
+}
+
+// Display width: "—" and "×" are one column but several bytes.
+size_t display_width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+void print_summary(const SummaryTable& t) {
+  std::vector<size_t> w(t.columns.size(), 0);
+  for (size_t i = 0; i < t.columns.size(); ++i) w[i] = display_width(t.columns[i]);
+  for (const auto& row : t.rows)
+    for (size_t i = 0; i < row.size() && i < w.size(); ++i)
+      w[i] = std::max(w[i], display_width(cell_text(row[i])));
+  auto line = [&](auto cell_at) {
+    std::string out = " ";
+    for (size_t i = 0; i < w.size(); ++i) {
+      std::string s = cell_at(i);
+      std::string pad(w[i] - std::min(w[i], display_width(s)), ' ');
+      out += " ";
+      out += i == 0 ? s + pad : pad + s;  // label left, numbers right
+    }
+    std::printf("%s\n", out.c_str());
+  };
+  std::printf("\n%s — %s\n", t.name.c_str(), t.what.c_str());
+  line([&](size_t i) { return t.columns[i]; });
+  for (const auto& row : t.rows)
+    line([&](size_t i) { return i < row.size() ? cell_text(row[i]) : std::string(); });
+  std::fflush(stdout);
+}
+
+void print_summary_json(const Suite& s, const SummaryTable& t, const Options& o, const Machine& m) {
+  for (const auto& row : t.rows) {
+    if (row.empty()) continue;
+    for (size_t i = 1; i < row.size() && i < t.columns.size(); ++i) {
+      std::ostringstream os;
+      os << "{\"suite\":\"" << json_escape(s.name) << "\",\"case\":\"" << json_escape(t.name)
+         << "\",\"impl\":\"" << json_escape(cell_text(row[0])) << "\",\"metric\":\""
+         << json_escape(t.columns[i]) << "\",\"status\":\"summary\",\"value\":"
+         << num(row[i].value);
+      if (!row[i].text.empty()) os << ",\"text\":\"" << json_escape(row[i].text) << "\"";
+      os << ",\"quick\":" << (o.quick ? "true" : "false") << ",\"host\":\""
+         << json_escape(m.host) << "\",\"cpu\":\"" << json_escape(m.cpu)
+         << "\",\"cpus\":" << m.usable << "}";
+      std::printf("%s\n", os.str().c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
 // Runs one implementation once; returns false (and sets row.error) if it threw.
 bool run_once(Row& row, bool record, int settle_ms) {
   if (settle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
@@ -255,6 +353,16 @@ bool run_once(Row& row, bool record, int settle_ms) {
     if (record) {
       row.per_op.push_back(m.total_ns / m.ops);
       row.total.push_back(m.total_ns / 1e6);
+      for (const auto& x : m.extra) {
+        ExtraSeries* e = nullptr;
+        for (auto& have : row.extra)
+          if (have.name == x.name) e = &have;
+        if (!e) {
+          row.extra.push_back({x.name, x.unit, x.higher_is_better, {}, {}});
+          e = &row.extra.back();
+        }
+        if (std::isfinite(x.value)) e->samples.push_back(x.value);
+      }
     }
     return true;
   } catch (const std::exception& e) {
@@ -278,6 +386,7 @@ int run_suite(const Suite& suite, const Options& o) {
   }
   if (!o.json) print_header(suite, o, m);
   bool failed = false;
+  std::vector<RowResult> results;
   for (const auto& c : cases) {
     if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
     std::vector<Row> rows;
@@ -291,16 +400,36 @@ int run_suite(const Suite& suite, const Options& o) {
       if (!r.error.empty()) failed = true;
       r.op = stats(r.per_op);
       r.tot = stats(r.total);
+      RowResult rr{c.name, r.impl->name, r.ok(), r.op.median};
+      for (auto& e : r.extra) {
+        e.st = stats(e.samples);
+        rr.extra.emplace_back(e.name, e.st.median);
+      }
+      results.push_back(std::move(rr));
     }
     if (o.json)
       print_json(suite, c, rows, o, m);
     else
       print_case(c, rows);
   }
+  if (suite.summary) {
+    for (const auto& t : suite.summary(results, o)) {
+      if (o.json)
+        print_summary_json(suite, t, o, m);
+      else
+        print_summary(t);
+    }
+  }
   return failed ? 1 : 0;
 }
 
 }  // namespace
+
+double RowResult::metric(const std::string& name) const {
+  for (const auto& [n, v] : extra)
+    if (n == name) return v;
+  return NAN;
+}
 
 bool register_suite(Suite suite) {
   registry().push_back(std::move(suite));

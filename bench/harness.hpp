@@ -21,8 +21,10 @@
 // benchmark::ClobberMemory defeat dead-code elimination in the measured code.
 #pragma once
 
+#include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace weft::bench {
@@ -31,9 +33,23 @@ namespace weft::bench {
 // region and the number of operations done in it. The harness reports
 // total_ns / ops in the case's unit ("ns/switch", "ns/task", ...) and the
 // total time in ms. Lower is better for both.
+//
+// `extra` optionally carries further named metrics of the run (a combining
+// degree, a mean latency, ...): the table shows the median of each over the
+// repetitions as an extra column (named by Metric::name, in order of first
+// appearance in the case; "—" where a row has none), and --json writes one
+// more record per metric. Rows without extras look exactly as before.
+struct Metric {
+  std::string name;              // column header and JSON "metric", e.g. "degree"
+  std::string unit;              // JSON "unit", e.g. "req/round" (may be empty)
+  double value = 0;              // NaN: not applicable to this run
+  bool higher_is_better = false; // JSON "better"
+};
+
 struct Measurement {
   double total_ns = 0;
   double ops = 1;
+  std::vector<Metric> extra = {};
 };
 
 // Monotonic nanoseconds (steady_clock).
@@ -83,11 +99,40 @@ struct Case {
   }
 };
 
+// The medians of one row after its case ran, for Suite::summary.
+struct RowResult {
+  std::string case_name;
+  std::string impl;
+  bool ok = false;            // measured and verified (not missing, not failed)
+  double per_op = 0;          // median, in the case's op_unit
+  std::vector<std::pair<std::string, double>> extra = {};  // median per extra metric
+  // Median of extra metric `name`, NaN if the row has none.
+  double metric(const std::string& name) const;
+};
+
+// A small table a suite derives from its rows after all cases ran (e.g. the
+// best of a sweep). Printed after the cases; in --json one record per cell
+// beyond the first column: case = table name, impl = the row's first cell,
+// metric = the column's header.
+struct SummaryTable {
+  struct Cell {
+    std::string text;  // shown as is; empty: the value, formatted
+    double value = NAN;
+  };
+  std::string name;  // e.g. "combining/table2/W64"
+  std::string what;  // one line
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
 // A suite builds its cases for the given options (sizes depend on --quick).
+// `summary`, when set, is called once after the cases (only those --filter
+// kept) with every row's result.
 struct Suite {
   std::string name;
   std::string description;
   std::function<std::vector<Case>(const Options&)> cases;
+  std::function<std::vector<SummaryTable>(const std::vector<RowResult>&, const Options&)> summary = {};
 };
 
 // Registers a suite; called from a static initializer (WEFT_BENCH_SUITE).
@@ -106,3 +151,8 @@ int main_driver(int argc, char** argv);
   [[maybe_unused]] static const bool WEFT_BENCH_CONCAT(weft_bench_suite_, \
                                                        __LINE__) =        \
       ::weft::bench::register_suite({name, description, fn})
+// The same with a summary function (see Suite::summary).
+#define WEFT_BENCH_SUITE_WITH_SUMMARY(name, description, fn, summary_fn)   \
+  [[maybe_unused]] static const bool WEFT_BENCH_CONCAT(weft_bench_suite_, \
+                                                       __LINE__) =        \
+      ::weft::bench::register_suite({name, description, fn, summary_fn})

@@ -1,0 +1,216 @@
+// `weft-bench startup`: how long a program waits before its parallel work can
+// begin, weft beside oneTBB, OpenMP and std::thread, and what weft's topology
+// costs over the plain hwloc load it starts from (issue #3: "keep runtime
+// start-up fast, measure it"; the Qthreads community's complaint is slow
+// hwloc start-up).
+//
+//  cold:     a fresh process per repetition (bench/startup/probe.cpp): from
+//            main() to "every worker has run one task", so weft's first
+//            topology discovery, thread creation and pinning are all in it.
+//            Extra columns: the shutdown, and the parent's wall time for the
+//            whole process (exec, dynamic loading, exit).
+//  warm:     the same inside this process after the first time (weft's
+//            topology is cached per process; TBB's workers persist).
+//  topology: weft's Topology::discover() beside the raw hwloc load it wraps,
+//            and loading a saved topology file (docs/topology-format.md).
+#include <hwloc.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.hpp"
+#include <weft/runtime.hpp>
+#include <weft/sched/cpuset.hpp>
+#include <weft/sched/topology.hpp>
+#include <weft/sched/topology_io.hpp>
+
+extern char** environ;
+
+namespace weft::bench::startup {
+namespace {
+
+std::string probe_path() {
+  namespace fs = std::filesystem;
+  const fs::path p = fs::read_symlink("/proc/self/exe").parent_path() / "weft-startup-probe";
+  if (!fs::exists(p))
+    throw std::runtime_error("weft-startup-probe not found next to weft-bench (" + p.string() +
+                             "): build the weft-startup-probe target");
+  return p.string();
+}
+
+// One cold start: runs the probe, returns its two times and the process's wall time.
+Measurement cold(const std::string& impl, int workers) {
+  static const std::string probe = probe_path();
+  int out[2];
+  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  const std::string n = std::to_string(workers);
+  char* argv[] = {const_cast<char*>(probe.c_str()), const_cast<char*>(impl.c_str()), const_cast<char*>(n.c_str()),
+                  nullptr};
+  pid_t pid = 0;
+  const double t0 = now_ns();
+  const int err = posix_spawn(&pid, probe.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out[1]);
+  if (err != 0) {
+    close(out[0]);
+    throw std::runtime_error("posix_spawn " + probe + " failed");
+  }
+  std::string text;
+  char buf[256];
+  for (ssize_t k; (k = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(k));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double wall = now_ns() - t0;
+  double start = 0, teardown = 0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::sscanf(text.c_str(), "%lf %lf", &start, &teardown) != 2)
+    throw std::runtime_error("weft-startup-probe " + impl + " " + n + " failed (output '" + text + "')");
+  Measurement m{start, 1000};
+  m.extra = {{"teardown us", "us", teardown / 1000}, {"process ms", "ms", wall / 1e6}};
+  return m;
+}
+
+Measurement warm_weft(int workers) {
+  Config c;
+  c.workers = workers;
+  const double t0 = now_ns();
+  double started = 0;
+  {
+    Runtime rt(c);
+    std::vector<Ult<int>> tasks;
+    for (int w = 0; w < workers; ++w) tasks.push_back(rt.spawn_on(w, [] { return this_ult::worker_index(); }));
+    for (int w = 0; w < workers; ++w)
+      if (tasks[static_cast<std::size_t>(w)].join() != w) throw std::runtime_error("task ran on the wrong worker");
+    started = now_ns();
+  }
+  Measurement m{started - t0, 1000};
+  m.extra = {{"teardown us", "us", (now_ns() - started) / 1000}};
+  return m;
+}
+
+Measurement warm_tbb(int workers) {
+  const double t0 = now_ns();
+  double started = 0;
+  {
+    tbb::task_arena arena(workers);
+    std::atomic<int> arrived{0};
+    arena.execute([&] {
+      tbb::parallel_for(0, workers, 1, [&](int) {
+        arrived.fetch_add(1);
+        while (arrived.load() < workers) std::this_thread::yield();
+      }, tbb::simple_partitioner());
+    });
+    started = now_ns();
+    arena.terminate();
+  }
+  Measurement m{started - t0, 1000};
+  m.extra = {{"teardown us", "us", (now_ns() - started) / 1000}};
+  return m;
+}
+
+Measurement warm_threads(int workers) {
+  const double t0 = now_ns();
+  std::atomic<int> ran{0};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < workers; ++i) ts.emplace_back([&] { ran.fetch_add(1); });
+  while (ran.load() < workers) std::this_thread::yield();
+  const double started = now_ns();
+  for (auto& t : ts) t.join();
+  Measurement m{started - t0, 1000};
+  m.extra = {{"teardown us", "us", (now_ns() - started) / 1000}};
+  return m;
+}
+
+template <class F>
+Measurement timed_us(F&& f) {
+  const double t0 = now_ns();
+  f();
+  return {now_ns() - t0, 1000};
+}
+
+std::vector<Case> startup_cases(const Options& o) {
+  (void)o;
+  std::vector<Case> cases;
+  const int all = static_cast<int>(sched::allowed_cpus().size());
+  std::vector<int> counts{1};
+  if (all > 1) counts.push_back(all);
+  for (int n : counts) {
+    const std::string w = std::to_string(n) + (n == 1 ? "-worker" : "-workers");
+    Case c("startup/cold/" + w,
+           "fresh process: main() until each of " + std::to_string(n) + " workers ran one task",
+           "us");
+    c.add(kReference, [n] { return cold("weft", n); });
+    c.add("tbb task_arena", [n] { return cold("tbb", n); });
+    c.add("openmp parallel", [n] { return cold("openmp", n); });
+    c.add("std::thread", [n] { return cold("std-thread", n); });
+    cases.push_back(std::move(c));
+  }
+  for (int n : counts) {
+    const std::string w = std::to_string(n) + (n == 1 ? "-worker" : "-workers");
+    Case c("startup/warm/" + w,
+           "in this process, after the first time: create, one task on each of " + std::to_string(n) +
+               " workers, destroy",
+           "us");
+    c.add(kReference, [n] { return warm_weft(n); });
+    c.add("tbb task_arena", [n] { return warm_tbb(n); });
+    c.add("std::thread", [n] { return warm_threads(n); });
+    cases.push_back(std::move(c));
+  }
+  {
+    // A saved copy of this machine, written once when the case is built and
+    // removed at exit.
+    struct SavedTopology {
+      std::string path = (std::filesystem::temp_directory_path() /
+                          ("weft-bench-topology-" + std::to_string(getpid()) + ".txt"))
+                             .string();
+      SavedTopology() { sched::save_topology(sched::Topology::discover(), path); }
+      ~SavedTopology() { std::filesystem::remove(path); }
+    };
+    static const SavedTopology saved_file;
+    const std::string saved = saved_file.path;
+    Case c("startup/topology", "this machine's topology: weft's model vs the hwloc load under it", "us");
+    c.add(kReference, [] {
+      return timed_us([] {
+        if (sched::Topology::discover().num_contexts() < 1) throw std::runtime_error("empty topology");
+      });
+    });
+    c.add("hwloc init+load", [] {
+      return timed_us([] {
+        hwloc_topology_t t;
+        if (hwloc_topology_init(&t) != 0 || hwloc_topology_load(t) != 0)
+          throw std::runtime_error("hwloc_topology_load failed");
+        hwloc_topology_destroy(t);
+      });
+    });
+    c.add("weft load_topology(file)", [saved] {
+      return timed_us([&saved] {
+        if (sched::load_topology(saved).num_contexts() < 1) throw std::runtime_error("empty topology");
+      });
+    });
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+}  // namespace
+
+WEFT_BENCH_SUITE("startup",
+                 "time until every worker has run a task (fresh process and warm), and topology load, "
+                 "beside oneTBB, OpenMP, std::thread and raw hwloc",
+                 startup_cases);
+
+}  // namespace weft::bench::startup
