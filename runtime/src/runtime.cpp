@@ -74,16 +74,32 @@ RuntimeImpl::RuntimeImpl(const Config& config) : config_(Config::from_env(config
     const int node = config_.pin_workers ? os_node_of_cpu(cpu) : -1;
     workers_.emplace_back(new (Worker::OnNode{node}) Worker(this, i, cpu, node));
   }
-  auto orders = steal_orders(config_, cpus);
-  for (int i = 0; i < config_.workers; ++i) {
-    std::vector<Worker*> victims;
-    for (int j : orders[static_cast<std::size_t>(i)]) victims.push_back(workers_[static_cast<std::size_t>(j)].get());
-    workers_[static_cast<std::size_t>(i)]->set_victims(std::move(victims));
-  }
+  // The steal order wants the machine model. hwloc takes milliseconds to load
+  // (`weft-bench startup`), so unless it is already loaded (an earlier
+  // Runtime, a placement policy, a topology file), the workers start with a
+  // round-robin order and a helper thread installs the topology's order.
+  const bool load_later = steal_order_uses_topology(cpus) && !machine_topology_loaded(config_.topology_file);
+  set_steal_orders(load_later ? round_robin_orders(config_.workers) : steal_orders(config_, cpus));
   retain_overflow_handler();
   for (auto& w : workers_) w->start();
+  if (load_later)
+    topology_loader_ = std::thread([this, cpus] {
+      try {
+        set_steal_orders(steal_orders(config_, cpus));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "weft: no topology for the steal order (%s); workers steal round-robin\n", e.what());
+      }
+    });
   std::lock_guard lock(registry_mutex);
   live_runtimes.push_back(this);
+}
+
+void RuntimeImpl::set_steal_orders(const std::vector<std::vector<int>>& orders) {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    std::vector<Worker*> victims;
+    for (int j : orders[i]) victims.push_back(workers_[static_cast<std::size_t>(j)].get());
+    workers_[i]->set_victims(std::move(victims));
+  }
 }
 
 RuntimeImpl::~RuntimeImpl() {
@@ -142,10 +158,11 @@ void RuntimeImpl::shutdown() {
   stopping.store(true, std::memory_order_seq_cst);
   for (auto& w : workers_) w->wake_up();
   for (auto& w : workers_) w->join_thread();
+  if (topology_loader_.joinable()) topology_loader_.join();
 }
 
 void RuntimeImpl::wake_idle_worker(const Worker* near) {
-  for (Worker* w : near->victims_)
+  for (Worker* w : near->victims())
     if (w->sleeping()) {
       w->wake_up();
       return;

@@ -12,12 +12,22 @@
 
 namespace weft::detail {
 
-const sched::Topology& machine_topology(const std::string& file) {
-  // Start-up cost is paid once per process and file; entries are never
-  // removed, so references stay valid.
+namespace {
+// Loaded once per process and file; entries are never removed, so
+// references stay valid.
+std::mutex& topology_mutex() {
   static std::mutex mutex;
+  return mutex;
+}
+std::map<std::string, std::unique_ptr<const sched::Topology>>& loaded_topologies() {
   static std::map<std::string, std::unique_ptr<const sched::Topology>> loaded;
-  std::lock_guard lock(mutex);
+  return loaded;
+}
+}  // namespace
+
+const sched::Topology& machine_topology(const std::string& file) {
+  std::lock_guard lock(topology_mutex());
+  auto& loaded = loaded_topologies();
   auto& slot = loaded[file];
   if (!slot) {
     if (file.empty()) {
@@ -33,6 +43,12 @@ const sched::Topology& machine_topology(const std::string& file) {
     }
   }
   return *slot;
+}
+
+bool machine_topology_loaded(const std::string& file) {
+  std::lock_guard lock(topology_mutex());
+  auto it = loaded_topologies().find(file);
+  return it != loaded_topologies().end() && it->second;
 }
 
 std::vector<int> place_workers(const Config& config, const std::vector<int>& allowed) {
@@ -54,15 +70,24 @@ std::vector<int> place_workers(const Config& config, const std::vector<int>& all
   return cpus;
 }
 
+bool steal_order_uses_topology(const std::vector<int>& cpus) {
+  return cpus.size() > 1 && std::all_of(cpus.begin(), cpus.end(), [](int c) { return c >= 0; });
+}
+
+std::vector<std::vector<int>> round_robin_orders(int n) {
+  std::vector<std::vector<int>> orders(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int k = 1; k < n; ++k) orders[static_cast<std::size_t>(i)].push_back((i + k) % n);
+  return orders;
+}
+
 std::vector<std::vector<int>> steal_orders(const Config& config, const std::vector<int>& cpus) {
   const int n = static_cast<int>(cpus.size());
-  const bool pinned = std::all_of(cpus.begin(), cpus.end(), [](int c) { return c >= 0; });
-  const sched::Topology* topo = pinned && n > 1 ? &machine_topology(config.topology_file) : nullptr;
-  std::vector<std::vector<int>> orders(static_cast<std::size_t>(n));
+  std::vector<std::vector<int>> orders = round_robin_orders(n);
+  if (!steal_order_uses_topology(cpus)) return orders;
+  const sched::Topology* topo = &machine_topology(config.topology_file);
   for (int i = 0; i < n; ++i) {
     auto& order = orders[static_cast<std::size_t>(i)];
-    for (int k = 1; k < n; ++k) order.push_back((i + k) % n);  // round-robin from i+1
-    if (!topo) continue;
     auto latency_to = [&](int j) {
       int a = topo->context_of_os_cpu(cpus[static_cast<std::size_t>(i)]);
       int b = topo->context_of_os_cpu(cpus[static_cast<std::size_t>(j)]);

@@ -268,8 +268,15 @@ Task* Worker::pick_next() {
   }
 }
 
+void Worker::set_victims(std::vector<Worker*> victims) {
+  if (victim_lists_set_ == 2) std::abort();  // by construction: at most twice
+  std::vector<Worker*>& list = victim_lists_[victim_lists_set_++];
+  list = std::move(victims);
+  victims_.store(&list, std::memory_order_release);
+}
+
 Task* Worker::steal() {
-  for (Worker* victim : victims_) {
+  for (Worker* victim : victims()) {
     for (int attempt = 0; attempt < 8; ++attempt) {
       Task* t = nullptr;
       auto r = victim->deque_.steal(t);

@@ -98,7 +98,12 @@ class Worker final {
   RuntimeImpl* runtime() const { return rt_; }
   std::uint64_t next_id() { return (static_cast<std::uint64_t>(index_ + 1) << 48) | ++ids_; }
 
-  void set_victims(std::vector<Worker*> victims) { victims_ = std::move(victims); }
+  // The other workers in the order steal() tries them, nearest first. Set
+  // at most twice: a first order before the workers start, then possibly the
+  // topology's order once the machine model has loaded (RuntimeImpl loads it
+  // off the start-up path). Both lists live as long as the worker.
+  void set_victims(std::vector<Worker*> victims);
+  const std::vector<Worker*>& victims() const { return *victims_.load(std::memory_order_acquire); }
   Counter spawned, finished;  // ULTs created / finished on this worker (for quiescence)
 
  private:
@@ -143,7 +148,9 @@ class Worker final {
   std::atomic<bool> sleeping_{false};
 
   std::vector<TimerEntry*> timers_;  // min-heap on deadline
-  std::vector<Worker*> victims_;
+  std::vector<Worker*> victim_lists_[2];
+  int victim_lists_set_ = 0;
+  std::atomic<const std::vector<Worker*>*> victims_{&victim_lists_[0]};
   StackPool stacks_;
   Task* task_pool_ = nullptr;
   std::size_t task_pool_size_ = 0;
@@ -183,7 +190,10 @@ class RuntimeImpl {
 
  private:
   Config config_;
+  void set_steal_orders(const std::vector<std::vector<int>>& orders);
+
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::thread topology_loader_;  // computes the topology steal order after start-up
   bool shut_down_ = false;
 };
 
