@@ -67,45 +67,35 @@ ws::CombiningStats combining_stats(Q& q) {
   }
 }
 
-// Any queue with per-caller handles: Q(capacity), handle(), enqueue(h, v) ->
-// bool, dequeue(h) -> std::optional (CombiningQueue with any combiner, and
-// queues of the same shape, e.g. PSimQueue).
-template <class Q, std::size_t Capacity = kCapacity>
-struct HandleQueue {
-  using Handle = typename Q::Handle;
-  Q q{Capacity};
-  Handle handle() { return q.handle(); }
-  bool put(Handle& h, Item v) { return q.enqueue(h, v); }
+// Any queue or stack with per-caller handles: C(capacity), handle(),
+// enqueue(h, v) or push(h, v) -> bool, dequeue(h) or pop(h) -> std::optional
+// (CombiningQueue/CombiningStack with any combiner, and containers of the
+// same shape, e.g. PSimQueue, PSimStack).
+template <class C, std::size_t Capacity = kCapacity>
+struct HandleContainer {
+  using Handle = typename C::Handle;
+  C c{Capacity};
+  Handle handle() { return c.handle(); }
+  bool put(Handle& h, Item v) {
+    if constexpr (requires { c.push(h, v); })
+      return c.push(h, v);
+    else
+      return c.enqueue(h, v);
+  }
   bool take(Handle& h, Item& out) {
-    std::optional<Item> r = q.dequeue(h);
+    std::optional<Item> r;
+    if constexpr (requires { c.pop(h); })
+      r = c.pop(h);
+    else
+      r = c.dequeue(h);
     if (!r) return false;
     out = *r;
     return true;
   }
   ws::CombiningStats stats()
-    requires HasCombiningStats<Q>
+    requires HasCombiningStats<C>
   {
-    return combining_stats(q);
-  }
-};
-
-// The same for stacks: push(h, v) -> bool, pop(h) -> std::optional.
-template <class S, std::size_t Capacity = kCapacity>
-struct HandleStack {
-  using Handle = typename S::Handle;
-  S s{Capacity};
-  Handle handle() { return s.handle(); }
-  bool put(Handle& h, Item v) { return s.push(h, v); }
-  bool take(Handle& h, Item& out) {
-    std::optional<Item> r = s.pop(h);
-    if (!r) return false;
-    out = *r;
-    return true;
-  }
-  ws::CombiningStats stats()
-    requires HasCombiningStats<S>
-  {
-    return combining_stats(s);
+    return combining_stats(c);
   }
 };
 
@@ -306,13 +296,13 @@ struct PSimSized : C {
   explicit PSimSized(std::size_t capacity)
       : C(capacity, ws::PSimConfig{.max_handles = 64 * static_cast<std::size_t>(bench_cores())}) {}
 };
-using PSimQueueA = HandleQueue<PSimSized<ws::PSimQueue<Item, kPSimCapacity>>, kPSimCapacity>;
-using PSimStackA = HandleStack<PSimSized<ws::PSimStack<Item, kPSimCapacity>>, kPSimCapacity>;
+using PSimQueueA = HandleContainer<PSimSized<ws::PSimQueue<Item, kPSimCapacity>>, kPSimCapacity>;
+using PSimStackA = HandleContainer<PSimSized<ws::PSimStack<Item, kPSimCapacity>>, kPSimCapacity>;
 
 template <template <class> class Combiner>
-using CombQueue = HandleQueue<ws::CombiningQueue<Item, Combiner>>;
+using CombQueue = HandleContainer<ws::CombiningQueue<Item, Combiner>>;
 template <template <class> class Combiner>
-using CombStack = HandleStack<ws::CombiningStack<Item, Combiner>>;
+using CombStack = HandleContainer<ws::CombiningStack<Item, Combiner>>;
 
 }  // namespace
 

@@ -11,10 +11,7 @@
 #include "weft/sync/linearizability.hpp"
 
 namespace ws = weft::sync;
-using weft::sync::test::local_work;
-using weft::sync::test::Rng;
-using weft::sync::test::run_threads;
-using weft::sync::test::scaled;
+using namespace weft::sync::test;  // sync_test_util.hpp
 
 namespace {
 
@@ -31,24 +28,12 @@ template <class F, class Seq, class Model, class MakeOp, class MakeSeq>
 void check_histories(int histories, int ops, const Model& model, MakeSeq make_seq, MakeOp make_op,
                      unsigned max_work) {
   using Obj = typename F::template object<Seq>;
-  using Op = typename Seq::Op;
-  using Result = typename Seq::Result;
-  const int n = F::threads;
   std::size_t total_configs = 0;
   for (int round = 0; round < histories; ++round) {
     Obj obj(make_seq());
-    ws::HistoryRecorder<Op, Result> rec(static_cast<std::size_t>(n), static_cast<std::size_t>(ops));
-    run_threads(n, [&](int t) {
-      auto h = obj.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 97 + t + 1));
-      auto& log = rec.thread(static_cast<std::size_t>(t));
-      for (int i = 0; i < ops; ++i) {
-        const Op op = make_op(rng, t, i);
-        log.call(op, [&] { return obj.apply(h, op); });
-        local_work(rng, max_work);
-      }
-    });
-    const auto hist = rec.history();
+    const auto hist = ws::test::record_history(obj, ws::test::OnThreads{F::threads}, ops,
+                                               static_cast<std::uint64_t>(round * 97 + 1), make_op,
+                                               [&](Rng& rng) { local_work(rng, max_work); });
     const auto r = ws::check_linearizability(model, hist);
     ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
     total_configs += r.configurations;

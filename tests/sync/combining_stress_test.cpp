@@ -3,7 +3,6 @@
 // with several objects per thread, handle churn and a small combining bound h.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,33 +11,13 @@
 #include "sync_test_util.hpp"
 
 namespace ws = weft::sync;
-using weft::sync::test::local_work;
-using weft::sync::test::Rng;
-using weft::sync::test::run_threads;
-using weft::sync::test::scaled;
+using namespace weft::sync::test;  // sync_test_util.hpp
 
 namespace {
 
 template <class F>
 class CombiningStressTest : public ::testing::Test {};
 TYPED_TEST_SUITE(CombiningStressTest, ws::test::Families, ws::test::FamilyNames);
-
-// Fetch&Add with positive increments: results are distinct, and sorted by
-// result every request's result plus its increment is the next result. That
-// holds iff every request was applied exactly once, atomically.
-struct Applied {
-  std::uint64_t before;
-  std::uint64_t inc;
-};
-
-void expect_exact_chain(std::vector<Applied> all, std::uint64_t final_value) {
-  std::sort(all.begin(), all.end(), [](const Applied& a, const Applied& b) { return a.before < b.before; });
-  ASSERT_FALSE(all.empty());
-  ASSERT_EQ(all.front().before, 0u);
-  for (std::size_t i = 0; i + 1 < all.size(); ++i)
-    ASSERT_EQ(all[i].before + all[i].inc, all[i + 1].before) << "at position " << i;
-  ASSERT_EQ(all.back().before + all.back().inc, final_value);
-}
 
 template <class F>
 void exactly_once_stress(int objects, int ops_per_thread, ws::CombiningConfig cfg, int handle_churn_every) {

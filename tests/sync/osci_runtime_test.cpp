@@ -4,8 +4,6 @@
 // record in its node) against CC-Synch under the same load.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,9 +18,7 @@
 #include "weft/sync/osci.hpp"
 
 namespace ws = weft::sync;
-using weft::sync::test::local_work;
-using weft::sync::test::Rng;
-using weft::sync::test::scaled;
+using namespace weft::sync::test;  // sync_test_util.hpp
 
 namespace {
 
@@ -34,38 +30,17 @@ weft::Config config() {
   return c;
 }
 
-// Runs body(ult_index) on `per_worker` ULTs pinned to each worker; returns
-// after all finished.
-template <class F>
-void run_ults(weft::Runtime& rt, int per_worker, F body) {
-  std::vector<weft::Ult<void>> ults;
-  for (int w = 0; w < kWorkers; ++w)
-    for (int i = 0; i < per_worker; ++i) {
-      const int idx = w * per_worker + i;
-      ults.push_back(rt.spawn_on(w, [&body, idx] { body(idx); }));
-    }
-  for (auto& u : ults) u.join();
-}
-
 template <class Obj>
 void fetch_multiply_histories(int per_worker, int ops, int histories) {
   weft::Runtime rt(config());
   const int n = kWorkers * per_worker;
   for (int round = 0; round < histories; ++round) {
     Obj obj;
-    ws::HistoryRecorder<std::uint64_t, std::uint64_t> rec(static_cast<std::size_t>(n), static_cast<std::size_t>(ops));
-    run_ults(rt, per_worker, [&](int u) {
-      auto h = obj.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 1009 + u + 1));
-      auto& log = rec.thread(static_cast<std::size_t>(u));
-      for (int i = 0; i < ops; ++i) {
-        const std::uint64_t k = rng.next() | 1u;
-        log.call(k, [&] { return obj.apply(h, k); });
-        local_work(rng, 512);
-      }
-    });
-    const auto r = ws::check_linearizability(ws::FetchMultiplyModel<std::uint64_t>{}, rec.history());
-    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
+    const auto hist = record_history(
+        obj, OnUlts{rt, per_worker}, ops, static_cast<std::uint64_t>(round * 1009 + 1),
+        [](Rng& rng, int, int) -> std::uint64_t { return rng.next() | 1u; },
+        [](Rng& rng) { local_work(rng, 512); });
+    ASSERT_TRUE(linearizable(ws::FetchMultiplyModel<std::uint64_t>{}, hist)) << "history " << round;
     ASSERT_EQ(obj.stats().requests, static_cast<std::uint64_t>(n * ops));
   }
 }
@@ -75,27 +50,10 @@ void exactly_once(int per_worker, int ops) {
   weft::Runtime rt(config());
   const int n = kWorkers * per_worker;
   Obj obj;
-  struct Applied {
-    std::uint64_t before, inc;
-  };
-  std::vector<std::vector<Applied>> got(static_cast<std::size_t>(n));
-  run_ults(rt, per_worker, [&](int u) {
-    auto h = obj.handle();
-    Rng rng(static_cast<std::uint64_t>(u + 7));
-    auto& mine = got[static_cast<std::size_t>(u)];
-    mine.reserve(static_cast<std::size_t>(ops));
-    for (int i = 0; i < ops; ++i) {
-      const std::uint64_t inc = 1 + rng.below(100);
-      mine.push_back({obj.apply(h, inc), inc});
-      local_work(rng, 128);
-    }
-  });
-  std::vector<Applied> all;
-  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end(), [](const Applied& a, const Applied& b) { return a.before < b.before; });
+  std::vector<Applied> all =
+      ult_fetch_adds(rt, obj, per_worker, ops, [](Rng& rng) { local_work(rng, 128); });
   ASSERT_EQ(all.size(), static_cast<std::size_t>(n * ops));
-  ASSERT_EQ(all.front().before, 0u);
-  for (std::size_t i = 0; i + 1 < all.size(); ++i) ASSERT_EQ(all[i].before + all[i].inc, all[i + 1].before);
+  ASSERT_NO_FATAL_FAILURE(expect_chain_from_zero(all));
   const ws::CombiningStats s = obj.stats();
   EXPECT_EQ(s.requests, static_cast<std::uint64_t>(n * ops));
   ::testing::Test::RecordProperty("combining_degree", std::to_string(s.degree()));
@@ -129,74 +87,16 @@ TEST(OsciRuntime, HSynchWithYieldHistories) {
 TEST(OsciRuntime, OsciQueueHistoriesLinearizable) {
   // OsciQueue (paper §6): the two-instance queue with Osci as the combiner.
   weft::Runtime rt(config());
-  constexpr int kPerWorker = 3, kOps = 40;
-  constexpr std::size_t cap = 5;
-  for (int round = 0; round < 60; ++round) {
-    ws::CombiningQueue<int, OsciY> q(cap);
-    ws::HistoryRecorder<ws::QueueOp<int>, ws::QueueResult<int>> rec(kWorkers * kPerWorker, kOps);
-    run_ults(rt, kPerWorker, [&](int u) {
-      auto h = q.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 17 + u + 1));
-      for (int i = 0; i < kOps; ++i) {
-        const auto op = rng.below(100) < 48 ? ws::QueueOp<int>::enqueue(u * 1000 + i) : ws::QueueOp<int>::dequeue();
-        rec.thread(static_cast<std::size_t>(u)).call(op, [&] { return q.apply(h, op); });
-        local_work(rng, 256);
-      }
-    });
-    const auto r = ws::check_linearizability(ws::QueueModel<int>(cap), rec.history());
-    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
-  }
+  container_histories<ws::CombiningQueue<int, OsciY>>(
+      OnUlts{rt, 3}, {.rounds = 60, .ops = 40, .seed_step = 17, .value_scale = 1000},
+      [](Rng& rng) { local_work(rng, 256); });
 }
 
 TEST(OsciRuntime, OsciQueueExactlyOnce) {
   weft::Runtime rt(config());
-  constexpr int kPerWorker = 16, kPer = 2000;
   ws::CombiningQueue<int, OsciY> q(256);
-  const int n = kWorkers * kPerWorker;
-  std::vector<std::vector<int>> got(static_cast<std::size_t>(n));
-  run_ults(rt, kPerWorker, [&](int u) {
-    auto h = q.handle();
-    auto& mine = got[static_cast<std::size_t>(u)];
-    for (int i = 0; i < kPer; ++i) {
-      while (!q.enqueue(h, u * kPer + i)) weft::this_ult::yield();
-      std::optional<int> v;
-      while (!(v = q.dequeue(h))) weft::this_ult::yield();  // we enqueued first: never empty for long
-      mine.push_back(*v);
-    }
-  });
-  std::vector<int> all;
-  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end());
-  ASSERT_EQ(all.size(), static_cast<std::size_t>(n * kPer));
-  for (int i = 0; i < n * kPer; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], i);
+  ult_queue_exactly_once<int>(rt, q, 16, 2000);
 }
-
-namespace {
-
-// k ULTs on ONE worker start together (a yield barrier), then each applies
-// `ops` Fetch&Multiply requests in a loop, with no yield of its own. Fair
-// round-robin makes the schedule deterministic, so the combining degree is a
-// property of the algorithm, not of timing.
-template <class Obj>
-ws::CombiningStats one_worker_degree(int k, int ops) {
-  weft::Config c;
-  c.workers = 1;
-  weft::Runtime rt(c);
-  Obj obj;
-  std::atomic<int> ready{0};
-  std::vector<weft::Ult<void>> ults;
-  for (int i = 0; i < k; ++i)
-    ults.push_back(rt.spawn_on(0, [&] {
-      auto h = obj.handle();
-      ready.fetch_add(1, std::memory_order_relaxed);
-      while (ready.load(std::memory_order_relaxed) < k) weft::this_ult::yield();
-      for (int j = 0; j < ops; ++j) obj.apply(h, 3);
-    }));
-  for (auto& u : ults) u.join();
-  return obj.stats();
-}
-
-}  // namespace
 
 // The paper's batching (Algorithm 1, lines 9-13): the director opens its
 // node's door and yields; every other ULT of the core runs once, records its
@@ -208,8 +108,10 @@ ws::CombiningStats one_worker_degree(int k, int ops) {
 TEST(OsciRuntime, DirectorYieldBatchesAllUltsOfTheWorker) {
   constexpr int k = 16;
   const int ops = scaled(2000, 200);
-  const ws::CombiningStats osci = one_worker_degree<ws::Osci<ws::FetchMultiply<std::uint64_t>, ws::YieldWait>>(k, ops);
-  const ws::CombiningStats cc = one_worker_degree<ws::CCSynch<ws::FetchMultiply<std::uint64_t>, ws::YieldWait>>(k, ops);
+  ws::Osci<ws::FetchMultiply<std::uint64_t>, ws::YieldWait> osci_obj;
+  const ws::CombiningStats osci = one_worker_degree(osci_obj, k, ops);
+  ws::CCSynch<ws::FetchMultiply<std::uint64_t>, ws::YieldWait> cc_obj;
+  const ws::CombiningStats cc = one_worker_degree(cc_obj, k, ops);
   ::testing::Test::RecordProperty("osci_degree", std::to_string(osci.degree()));
   ::testing::Test::RecordProperty("ccsynch_degree", std::to_string(cc.degree()));
   EXPECT_EQ(osci.requests, static_cast<std::uint64_t>(k * ops));

@@ -29,10 +29,7 @@
 #include "weft/sync/psim_stack.hpp"
 
 namespace ws = weft::sync;
-using weft::sync::test::local_work;
-using weft::sync::test::Rng;
-using weft::sync::test::run_threads;
-using weft::sync::test::scaled;
+using namespace weft::sync::test;  // sync_test_util.hpp
 
 namespace {
 
@@ -65,19 +62,6 @@ void expect_wait_free(const ws::PSimStats& p, std::uint64_t applies) {
   EXPECT_EQ(p.own_sc + p.served_by_other + p.after_two_failures, applies);
   EXPECT_LE(p.sc_attempts, 2 * applies);
   EXPECT_LE(p.attempts, 2 * applies);
-}
-
-// Fetch&Add exactly-once check (see combining_stress_test.cpp).
-struct Applied {
-  std::uint64_t before, inc;
-};
-void expect_exact_chain(std::vector<Applied> all, std::uint64_t final_value) {
-  std::sort(all.begin(), all.end(), [](const Applied& a, const Applied& b) { return a.before < b.before; });
-  ASSERT_FALSE(all.empty());
-  ASSERT_EQ(all.front().before, 0u);
-  for (std::size_t i = 0; i + 1 < all.size(); ++i)
-    ASSERT_EQ(all[i].before + all[i].inc, all[i + 1].before) << "at position " << i;
-  ASSERT_EQ(all.back().before + all.back().inc, final_value);
 }
 
 }  // namespace
@@ -135,28 +119,13 @@ TEST(PSim, HandleLimitAndSlotReuse) {
 
 TEST(PSimQueue, SingleHandleFifoAndCapacity) {
   ws::PSimQueue<std::uint64_t, 8> q(3, plain());
-  auto h = q.handle();
-  EXPECT_EQ(q.capacity(), 3u);
-  EXPECT_FALSE(q.dequeue(h).has_value());
-  for (std::uint64_t i = 0; i < 3; ++i) EXPECT_TRUE(q.enqueue(h, i));
-  EXPECT_FALSE(q.enqueue(h, 99));
-  for (std::uint64_t round = 0; round < 10; ++round) {  // wraps around the ring
-    EXPECT_EQ(q.dequeue(h), std::optional<std::uint64_t>(round));
-    EXPECT_TRUE(q.enqueue(h, round + 3));
-  }
+  expect_single_handle_fifo(q);
   EXPECT_THROW((ws::PSimQueue<int, 8>(9)), std::invalid_argument);
 }
 
 TEST(PSimStack, SingleHandleLifoAndCapacity) {
   ws::PSimStack<int, 4> s(2);
-  auto h = s.handle();
-  EXPECT_FALSE(s.pop(h).has_value());
-  EXPECT_TRUE(s.push(h, 1));
-  EXPECT_TRUE(s.push(h, 2));
-  EXPECT_FALSE(s.push(h, 3));
-  EXPECT_EQ(s.pop(h), std::optional<int>(2));
-  EXPECT_EQ(s.pop(h), std::optional<int>(1));
-  EXPECT_FALSE(s.pop(h).has_value());
+  expect_single_handle_lifo(s);
 }
 
 // ------------------------------------------------------------ std::threads
@@ -192,10 +161,8 @@ TEST(PSim, WaitFreeBoundAndExactlyOnceAcrossToggleWords) {
       local_work(rng, 64);
     }
   });
-  std::vector<Applied> all;
-  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
   const std::uint64_t final_value = obj.apply(hs[0], 0);
-  expect_exact_chain(std::move(all), final_value);
+  expect_exact_chain(concat(got), final_value);
   const std::uint64_t applies = std::uint64_t(kThreads) * std::uint64_t(ops) + 1;
   const ws::PSimStats p = obj.psim_stats();
   expect_wait_free(p, applies);
@@ -208,25 +175,10 @@ namespace {
 
 template <class Q>
 void queue_histories(int threads, int histories, int ops) {
-  constexpr std::size_t cap = 5;
-  for (int round = 0; round < histories; ++round) {
-    Q q(cap);
-    ws::HistoryRecorder<typename Q::Op, typename Q::Result> rec(static_cast<std::size_t>(threads),
-                                                                static_cast<std::size_t>(ops));
-    run_threads(threads, [&](int t) {
-      auto h = q.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 31 + t + 1));
-      for (int i = 0; i < ops; ++i) {
-        const auto op = rng.below(100) < 48 ? Q::Op::enqueue(static_cast<std::uint64_t>(t * 100000 + i))
-                                            : Q::Op::dequeue();
-        rec.thread(static_cast<std::size_t>(t)).call(op, [&] { return q.apply(h, op); });
-        local_work(rng, 256);
-      }
-    });
-    const auto r = ws::check_linearizability(ws::QueueModel<std::uint64_t>(cap), rec.history());
-    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
-    expect_wait_free(q.object().psim_stats(), static_cast<std::uint64_t>(threads * ops));
-  }
+  container_histories<Q>(
+      OnThreads{threads}, {.rounds = histories, .ops = ops, .seed_step = 31, .value_scale = 100000},
+      [](Rng& rng) { local_work(rng, 256); },
+      [](Q& q, std::uint64_t applies) { expect_wait_free(q.object().psim_stats(), applies); });
 }
 
 }  // namespace
@@ -242,64 +194,16 @@ TEST(PSimQueue, HistoriesAreLinearizablePlainPSimSpin) {
 
 TEST(PSimQueue, ExactlyOnce2Producers2Consumers) {
   ws::PSimQueue<std::uint64_t, 64> q(64);
-  constexpr int kProducers = 2, kConsumers = 2;
-  const int per = scaled(40000, 2000);
-  const int total = kProducers * per;
-  std::vector<std::vector<std::uint64_t>> got(kProducers + kConsumers);
-  std::atomic<int> consumed{0};
-  run_threads(kProducers + kConsumers, [&](int t) {
-    auto h = q.handle();
-    if (t < kProducers) {
-      for (int i = 0; i < per; ++i)
-        while (!q.enqueue(h, static_cast<std::uint64_t>(t * per + i))) std::this_thread::yield();
-    } else {
-      auto& mine = got[static_cast<std::size_t>(t)];
-      while (consumed.load(std::memory_order_relaxed) < total) {
-        if (auto v = q.dequeue(h)) {
-          mine.push_back(*v);
-          consumed.fetch_add(1, std::memory_order_relaxed);
-        } else {
-          std::this_thread::yield();
-        }
-      }
-    }
-  });
-  std::vector<std::uint64_t> all;
-  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end());
-  ASSERT_EQ(all.size(), static_cast<std::size_t>(total));
-  for (int i = 0; i < total; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], static_cast<std::uint64_t>(i));
-  // FIFO per producer, as one consumer sees it.
-  for (std::size_t c = kProducers; c < got.size(); ++c) {
-    std::vector<std::int64_t> last(kProducers, -1);
-    for (std::uint64_t v : got[c]) {
-      const auto p = static_cast<std::size_t>(v / static_cast<std::uint64_t>(per));
-      ASSERT_GT(static_cast<std::int64_t>(v), last[p]);
-      last[p] = static_cast<std::int64_t>(v);
-    }
-  }
+  queue_exactly_once<std::uint64_t>(q, 2, 2, scaled(40000, 2000));
   const ws::PSimStats p = q.object().psim_stats();
   EXPECT_LE(p.max_attempts, 2u);
   EXPECT_EQ(p.unserved_after_two, 0u);
 }
 
 TEST(PSimStack, HistoriesAreLinearizable) {
-  constexpr std::size_t cap = 5;
-  for (int round = 0; round < scaled(200, 20); ++round) {
-    ws::PSimStack<int, 8> s(cap);
-    ws::HistoryRecorder<ws::StackOp<int>, ws::StackResult<int>> rec(3, 60);
-    run_threads(3, [&](int t) {
-      auto h = s.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 13 + t + 1));
-      for (int i = 0; i < 60; ++i) {
-        const auto op = rng.below(2) ? ws::StackOp<int>::push(t * 1000 + i) : ws::StackOp<int>::pop();
-        rec.thread(static_cast<std::size_t>(t)).call(op, [&] { return s.apply(h, op); });
-        local_work(rng, 256);
-      }
-    });
-    const auto r = ws::check_linearizability(ws::StackModel<int>(cap), rec.history());
-    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
-  }
+  container_histories<ws::PSimStack<int, 8>>(
+      OnThreads{3}, {.rounds = scaled(200, 20), .ops = 60, .seed_step = 13, .value_scale = 1000},
+      [](Rng& rng) { local_work(rng, 256); });
 }
 
 TEST(PSimStack, ExactlyOnce) {
@@ -319,11 +223,7 @@ TEST(PSimStack, ExactlyOnce) {
   });
   auto h = s.handle();
   EXPECT_FALSE(s.pop(h).has_value());
-  std::vector<int> all;
-  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end());
-  ASSERT_EQ(all.size(), static_cast<std::size_t>(kThreads * per));
-  for (int i = 0; i < kThreads * per; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], i);
+  expect_each_once(concat(got), static_cast<std::size_t>(kThreads * per));
 }
 
 // ------------------------------------------------------------ weft runtime
@@ -334,20 +234,6 @@ weft::Config runtime_config(int workers) {
   weft::Config c;
   c.workers = workers;
   return c;
-}
-
-// Runs body(ult_index) on `per_worker` ULTs pinned to each of the runtime's
-// workers; returns after all finished.
-template <class F>
-void run_ults(weft::Runtime& rt, int per_worker, F body) {
-  std::vector<weft::Ult<void>> ults;
-  const int workers = rt.num_workers();
-  for (int w = 0; w < workers; ++w)
-    for (int i = 0; i < per_worker; ++i) {
-      const int idx = w * per_worker + i;
-      ults.push_back(rt.spawn_on(w, [&body, idx] { body(idx); }));
-    }
-  for (auto& u : ults) u.join();
 }
 
 // Random local work, and now and then a yield (so ULTs interleave at
@@ -363,19 +249,11 @@ void runtime_fetch_multiply_histories(int workers, int per_worker, int ops, int 
   const int n = workers * per_worker;
   for (int round = 0; round < histories; ++round) {
     Obj obj(FM{}, cfg);
-    ws::HistoryRecorder<std::uint64_t, std::uint64_t> rec(static_cast<std::size_t>(n), static_cast<std::size_t>(ops));
-    run_ults(rt, per_worker, [&](int u) {
-      auto h = obj.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 1009 + u + 1));
-      auto& log = rec.thread(static_cast<std::size_t>(u));
-      for (int i = 0; i < ops; ++i) {
-        const std::uint64_t k = rng.next() | 1u;
-        log.call(k, [&] { return obj.apply(h, k); });
-        between_ops(rng, 512);
-      }
-    });
-    const auto r = ws::check_linearizability(ws::FetchMultiplyModel<std::uint64_t>{}, rec.history());
-    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
+    const auto hist = record_history(
+        obj, OnUlts{rt, per_worker}, ops, static_cast<std::uint64_t>(round * 1009 + 1),
+        [](Rng& rng, int, int) -> std::uint64_t { return rng.next() | 1u; },
+        [](Rng& rng) { between_ops(rng, 512); });
+    ASSERT_TRUE(linearizable(ws::FetchMultiplyModel<std::uint64_t>{}, hist)) << "history " << round;
     ASSERT_EQ(obj.stats().requests, static_cast<std::uint64_t>(n * ops));
     expect_wait_free(obj.psim_stats(), static_cast<std::uint64_t>(n * ops));
   }
@@ -386,20 +264,8 @@ void runtime_exactly_once(int workers, int per_worker, int ops, ws::PSimConfig c
   weft::Runtime rt(runtime_config(workers));
   const int n = workers * per_worker;
   Obj obj(FA{}, cfg);
-  std::vector<std::vector<Applied>> got(static_cast<std::size_t>(n));
-  run_ults(rt, per_worker, [&](int u) {
-    auto h = obj.handle();
-    Rng rng(static_cast<std::uint64_t>(u + 7));
-    auto& mine = got[static_cast<std::size_t>(u)];
-    mine.reserve(static_cast<std::size_t>(ops));
-    for (int i = 0; i < ops; ++i) {
-      const std::uint64_t inc = 1 + rng.below(100);
-      mine.push_back({obj.apply(h, inc), inc});
-      between_ops(rng, 128);
-    }
-  });
-  std::vector<Applied> all;
-  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
+  std::vector<Applied> all =
+      ult_fetch_adds(rt, obj, per_worker, ops, [](Rng& rng) { between_ops(rng, 128); });
   ASSERT_EQ(all.size(), static_cast<std::size_t>(n * ops));
   auto h = obj.handle();
   const std::uint64_t final_value = obj.apply(h, 0);
@@ -437,23 +303,9 @@ TEST(PSimRuntime, PlainPSimExactlyOnce2Workers16Ults) {
 
 TEST(PSimRuntime, PSimQueueXHistoriesLinearizable) {
   weft::Runtime rt(runtime_config(2));
-  constexpr int kPerWorker = 3, kOps = 40;
-  constexpr std::size_t cap = 5;
-  for (int round = 0; round < scaled(60, 8); ++round) {
-    ws::PSimQueue<int, 8> q(cap);
-    ws::HistoryRecorder<ws::QueueOp<int>, ws::QueueResult<int>> rec(2 * kPerWorker, kOps);
-    run_ults(rt, kPerWorker, [&](int u) {
-      auto h = q.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 17 + u + 1));
-      for (int i = 0; i < kOps; ++i) {
-        const auto op = rng.below(100) < 48 ? ws::QueueOp<int>::enqueue(u * 1000 + i) : ws::QueueOp<int>::dequeue();
-        rec.thread(static_cast<std::size_t>(u)).call(op, [&] { return q.apply(h, op); });
-        between_ops(rng, 256);
-      }
-    });
-    const auto r = ws::check_linearizability(ws::QueueModel<int>(cap), rec.history());
-    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
-  }
+  container_histories<ws::PSimQueue<int, 8>>(
+      OnUlts{rt, 3}, {.rounds = scaled(60, 8), .ops = 40, .seed_step = 17, .value_scale = 1000},
+      [](Rng& rng) { between_ops(rng, 256); });
 }
 
 TEST(PSimRuntime, PSimQueueXExactlyOnce) {
@@ -461,69 +313,17 @@ TEST(PSimRuntime, PSimQueueXExactlyOnce) {
   constexpr int kPerWorker = 16;
   const int per = scaled(2000, 200);
   ws::PSimQueue<std::uint64_t, 256> q(256);
+  ult_queue_exactly_once<std::uint64_t>(rt, q, kPerWorker, per);
   const int n = 2 * kPerWorker;
-  std::vector<std::vector<std::uint64_t>> got(static_cast<std::size_t>(n));
-  run_ults(rt, kPerWorker, [&](int u) {
-    auto h = q.handle();
-    auto& mine = got[static_cast<std::size_t>(u)];
-    for (int i = 0; i < per; ++i) {
-      while (!q.enqueue(h, static_cast<std::uint64_t>(u * per + i))) weft::this_ult::yield();
-      std::optional<std::uint64_t> v;
-      while (!(v = q.dequeue(h))) weft::this_ult::yield();  // we enqueued first
-      mine.push_back(*v);
-    }
-  });
-  std::vector<std::uint64_t> all;
-  for (auto& v : got) all.insert(all.end(), v.begin(), v.end());
-  std::sort(all.begin(), all.end());
-  ASSERT_EQ(all.size(), static_cast<std::size_t>(n * per));
-  for (int i = 0; i < n * per; ++i) ASSERT_EQ(all[static_cast<std::size_t>(i)], static_cast<std::uint64_t>(i));
   expect_wait_free(q.object().psim_stats(), 2 * static_cast<std::uint64_t>(n * per));
 }
 
 TEST(PSimRuntime, PSimStackXHistoriesLinearizable) {
   weft::Runtime rt(runtime_config(2));
-  constexpr int kPerWorker = 3, kOps = 40;
-  constexpr std::size_t cap = 5;
-  for (int round = 0; round < scaled(60, 8); ++round) {
-    ws::PSimStack<int, 8> s(cap);
-    ws::HistoryRecorder<ws::StackOp<int>, ws::StackResult<int>> rec(2 * kPerWorker, kOps);
-    run_ults(rt, kPerWorker, [&](int u) {
-      auto h = s.handle();
-      Rng rng(static_cast<std::uint64_t>(round * 19 + u + 1));
-      for (int i = 0; i < kOps; ++i) {
-        const auto op = rng.below(2) ? ws::StackOp<int>::push(u * 1000 + i) : ws::StackOp<int>::pop();
-        rec.thread(static_cast<std::size_t>(u)).call(op, [&] { return s.apply(h, op); });
-        between_ops(rng, 256);
-      }
-    });
-    const auto r = ws::check_linearizability(ws::StackModel<int>(cap), rec.history());
-    ASSERT_EQ(r.verdict, ws::Verdict::linearizable) << "history " << round << ": " << r.detail;
-  }
+  container_histories<ws::PSimStack<int, 8>>(
+      OnUlts{rt, 3}, {.rounds = scaled(60, 8), .ops = 40, .seed_step = 19, .value_scale = 1000},
+      [](Rng& rng) { between_ops(rng, 256); });
 }
-
-namespace {
-
-// k ULTs on ONE worker start together (a yield barrier), then each applies
-// `ops` requests in a loop with no other yield. Fair round-robin makes the
-// schedule deterministic: with PSim-x every ULT announces and yields, so the
-// one that runs next sees all k requests and serves them in one SC, and the
-// others find theirs served. Plain PSim never yields: each ULT runs its
-// requests alone, one SC each.
-template <class Obj>
-ws::CombiningStats one_worker_degree(Obj& obj, int k, int ops) {
-  weft::Runtime rt(runtime_config(1));
-  std::atomic<int> ready{0};
-  run_ults(rt, k, [&](int) {
-    auto h = obj.handle();
-    ready.fetch_add(1, std::memory_order_relaxed);
-    while (ready.load(std::memory_order_relaxed) < k) weft::this_ult::yield();
-    for (int i = 0; i < ops; ++i) obj.apply(h, 3);
-  });
-  return obj.stats();
-}
-
-}  // namespace
 
 TEST(PSimRuntime, PSimXCombiningDegreeWithSixteenUltsPerWorker) {
   constexpr int k = 16;

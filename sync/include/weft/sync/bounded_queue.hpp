@@ -31,16 +31,16 @@ struct QueueResult {
   friend bool operator==(const QueueResult&, const QueueResult&) = default;
 };
 
-template <class T>
-class BoundedQueue {
+namespace detail {
+
+// The ring buffer that BoundedQueue and InlineQueue share. Slots is the
+// storage: std::unique_ptr<T[]> (allocated here) or an inline array T[N];
+// Index is the type of the capacity and the counters.
+template <class T, class Slots, class Index>
+class RingQueue {
  public:
   using Op = QueueOp<T>;
   using Result = QueueResult<T>;
-
-  explicit BoundedQueue(std::size_t capacity = 1024)
-      : cap_(capacity), slots_(std::make_unique<T[]>(capacity)) {
-    if (capacity == 0) throw std::invalid_argument("BoundedQueue capacity must be > 0");
-  }
 
   Result apply(const Op& op) {
     if (op.kind == Op::Kind::enqueue) return {enqueue(op.value), T{}};
@@ -48,7 +48,6 @@ class BoundedQueue {
     r.ok = dequeue(r.value);
     return r;
   }
-
   bool enqueue(const T& v) {
     if (size_ == cap_) return false;
     slots_[(head_ + size_) % cap_] = v;
@@ -65,11 +64,26 @@ class BoundedQueue {
   std::size_t size() const noexcept { return size_; }
   std::size_t capacity() const noexcept { return cap_; }
 
- private:
-  std::size_t cap_;
-  std::unique_ptr<T[]> slots_;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
+ protected:
+  explicit RingQueue(Index capacity) : cap_(capacity) {
+    if constexpr (!std::is_array_v<Slots>) slots_ = std::make_unique<T[]>(capacity);
+  }
+
+  Index cap_;
+  Index head_ = 0;
+  Index size_ = 0;
+  Slots slots_{};
+};
+
+}  // namespace detail
+
+template <class T>
+class BoundedQueue : public detail::RingQueue<T, std::unique_ptr<T[]>, std::size_t> {
+ public:
+  explicit BoundedQueue(std::size_t capacity = 1024)
+      : detail::RingQueue<T, std::unique_ptr<T[]>, std::size_t>(capacity) {
+    if (capacity == 0) throw std::invalid_argument("BoundedQueue capacity must be > 0");
+  }
 };
 
 // The same queue stored inline, with room for MaxCapacity elements and a
@@ -78,48 +92,24 @@ class BoundedQueue {
 // copies). It tells PSim which bytes are live (the header and the occupied
 // slots), so a copy costs O(size), not O(MaxCapacity).
 template <class T, std::size_t MaxCapacity>
-class InlineQueue {
+class InlineQueue : public detail::RingQueue<T, T[MaxCapacity], std::uint32_t> {
   static_assert(MaxCapacity > 0 && MaxCapacity <= 0xFFFFFFFFu);
 
  public:
-  using Op = QueueOp<T>;
-  using Result = QueueResult<T>;
-
-  explicit InlineQueue(std::size_t capacity = MaxCapacity) : cap_(static_cast<std::uint32_t>(capacity)) {
+  explicit InlineQueue(std::size_t capacity = MaxCapacity)
+      : detail::RingQueue<T, T[MaxCapacity], std::uint32_t>(static_cast<std::uint32_t>(capacity)) {
     if (capacity == 0 || capacity > MaxCapacity)
       throw std::invalid_argument("InlineQueue capacity must be in 1..MaxCapacity");
   }
-
-  Result apply(const Op& op) {
-    if (op.kind == Op::Kind::enqueue) return {enqueue(op.value), T{}};
-    Result r;
-    r.ok = dequeue(r.value);
-    return r;
-  }
-  bool enqueue(const T& v) {
-    if (size_ == cap_) return false;
-    slots_[(head_ + size_) % cap_] = v;
-    ++size_;
-    return true;
-  }
-  bool dequeue(T& out) {
-    if (size_ == 0) return false;
-    out = slots_[head_];
-    head_ = (head_ + 1) % cap_;
-    --size_;
-    return true;
-  }
-  std::size_t size() const noexcept { return size_; }
-  std::size_t capacity() const noexcept { return cap_; }
 
   // PSim: the three header words come first; then the occupied slots (one or
   // two ranges). Clamped, since PSim may call it on a torn copy.
   static constexpr std::size_t psim_header_bytes = 3 * sizeof(std::uint32_t);
   template <class F>
   void psim_live_ranges(F&& range) const {
-    const std::size_t cap = cap_ == 0 || cap_ > MaxCapacity ? MaxCapacity : cap_;
-    const std::size_t head = head_ % cap;
-    const std::size_t n = size_ < cap ? size_ : cap;
+    const std::size_t cap = this->cap_ == 0 || this->cap_ > MaxCapacity ? MaxCapacity : this->cap_;
+    const std::size_t head = this->head_ % cap;
+    const std::size_t n = this->size_ < cap ? this->size_ : cap;
     const std::size_t first = n < cap - head ? n : cap - head;
     if (first) range(offset_of(head), first * sizeof(T));
     if (n > first) range(offset_of(0), (n - first) * sizeof(T));
@@ -127,12 +117,9 @@ class InlineQueue {
 
  private:
   std::size_t offset_of(std::size_t i) const noexcept {
-    return static_cast<std::size_t>(reinterpret_cast<const char*>(&slots_[i]) - reinterpret_cast<const char*>(this));
+    return static_cast<std::size_t>(reinterpret_cast<const char*>(&this->slots_[i]) -
+                                    reinterpret_cast<const char*>(this));
   }
-  std::uint32_t cap_;
-  std::uint32_t head_ = 0;
-  std::uint32_t size_ = 0;
-  T slots_[MaxCapacity]{};
 };
 
 }  // namespace weft::sync

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace weft::sync {
@@ -29,16 +30,16 @@ struct StackResult {
   friend bool operator==(const StackResult&, const StackResult&) = default;
 };
 
-template <class T>
-class BoundedStack {
+namespace detail {
+
+// The array stack that BoundedStack and InlineStack share. Slots is the
+// storage: std::unique_ptr<T[]> (allocated here) or an inline array T[N];
+// Index is the type of the capacity and the size.
+template <class T, class Slots, class Index>
+class ArrayStack {
  public:
   using Op = StackOp<T>;
   using Result = StackResult<T>;
-
-  explicit BoundedStack(std::size_t capacity = 1024)
-      : cap_(capacity), slots_(std::make_unique<T[]>(capacity)) {
-    if (capacity == 0) throw std::invalid_argument("BoundedStack capacity must be > 0");
-  }
 
   Result apply(const Op& op) {
     if (op.kind == Op::Kind::push) return {push(op.value), T{}};
@@ -46,7 +47,6 @@ class BoundedStack {
     r.ok = pop(r.value);
     return r;
   }
-
   bool push(const T& v) {
     if (size_ == cap_) return false;
     slots_[size_++] = v;
@@ -60,10 +60,25 @@ class BoundedStack {
   std::size_t size() const noexcept { return size_; }
   std::size_t capacity() const noexcept { return cap_; }
 
- private:
-  std::size_t cap_;
-  std::unique_ptr<T[]> slots_;
-  std::size_t size_ = 0;
+ protected:
+  explicit ArrayStack(Index capacity) : cap_(capacity) {
+    if constexpr (!std::is_array_v<Slots>) slots_ = std::make_unique<T[]>(capacity);
+  }
+
+  Index cap_;
+  Index size_ = 0;
+  Slots slots_{};
+};
+
+}  // namespace detail
+
+template <class T>
+class BoundedStack : public detail::ArrayStack<T, std::unique_ptr<T[]>, std::size_t> {
+ public:
+  explicit BoundedStack(std::size_t capacity = 1024)
+      : detail::ArrayStack<T, std::unique_ptr<T[]>, std::size_t>(capacity) {
+    if (capacity == 0) throw std::invalid_argument("BoundedStack capacity must be > 0");
+  }
 };
 
 // The same stack stored inline, with room for MaxCapacity elements and a
@@ -71,51 +86,25 @@ class BoundedStack {
 // is, for PSim. Only the header and the occupied slots are live, so PSim
 // copies O(size) bytes.
 template <class T, std::size_t MaxCapacity>
-class InlineStack {
+class InlineStack : public detail::ArrayStack<T, T[MaxCapacity], std::uint32_t> {
   static_assert(MaxCapacity > 0 && MaxCapacity <= 0xFFFFFFFFu);
 
  public:
-  using Op = StackOp<T>;
-  using Result = StackResult<T>;
-
-  explicit InlineStack(std::size_t capacity = MaxCapacity) : cap_(static_cast<std::uint32_t>(capacity)) {
+  explicit InlineStack(std::size_t capacity = MaxCapacity)
+      : detail::ArrayStack<T, T[MaxCapacity], std::uint32_t>(static_cast<std::uint32_t>(capacity)) {
     if (capacity == 0 || capacity > MaxCapacity)
       throw std::invalid_argument("InlineStack capacity must be in 1..MaxCapacity");
   }
-
-  Result apply(const Op& op) {
-    if (op.kind == Op::Kind::push) return {push(op.value), T{}};
-    Result r;
-    r.ok = pop(r.value);
-    return r;
-  }
-  bool push(const T& v) {
-    if (size_ == cap_) return false;
-    slots_[size_++] = v;
-    return true;
-  }
-  bool pop(T& out) {
-    if (size_ == 0) return false;
-    out = slots_[--size_];
-    return true;
-  }
-  std::size_t size() const noexcept { return size_; }
-  std::size_t capacity() const noexcept { return cap_; }
 
   // PSim: the two header words come first; then slots [0, size).
   static constexpr std::size_t psim_header_bytes = 2 * sizeof(std::uint32_t);
   template <class F>
   void psim_live_ranges(F&& range) const {
-    const std::size_t n = size_ < MaxCapacity ? size_ : MaxCapacity;
-    if (n) range(static_cast<std::size_t>(reinterpret_cast<const char*>(&slots_[0]) -
+    const std::size_t n = this->size_ < MaxCapacity ? this->size_ : MaxCapacity;
+    if (n) range(static_cast<std::size_t>(reinterpret_cast<const char*>(&this->slots_[0]) -
                                           reinterpret_cast<const char*>(this)),
                  n * sizeof(T));
   }
-
- private:
-  std::uint32_t cap_;
-  std::uint32_t size_ = 0;
-  T slots_[MaxCapacity]{};
 };
 
 }  // namespace weft::sync

@@ -16,6 +16,7 @@
 
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -39,31 +40,16 @@ class CCSynch {
 
  public:
   // Per-caller state: the caller's spare node.
-  class Handle {
+  class Handle : public detail::HandleBase<Handle, CCSynch> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), node_(o.node_) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        obj_ = std::exchange(o.obj_, nullptr);
-        node_ = o.node_;
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
 
    private:
     friend class CCSynch;
-    Handle(CCSynch* obj, Node* n) : obj_(obj), node_(n) { obj_->bound_.handle_created(); }
-    void release() noexcept {
-      if (obj_) {
-        obj_->arena_.recycle(node_);  // after apply() returns the node is ours alone
-        obj_->bound_.handle_destroyed();
-        obj_ = nullptr;
-      }
-    }
-    CCSynch* obj_ = nullptr;
+    Handle(CCSynch* obj, Node* n) : detail::HandleBase<Handle, CCSynch>(obj, &obj->bound_), node_(n) {}
     Node* node_ = nullptr;
   };
 
@@ -113,6 +99,9 @@ class CCSynch {
   Seq& unsafe_object() noexcept { return seq_; }
 
  private:
+  friend class detail::HandleBase<Handle, CCSynch>;
+  void release_handle(Handle& h) noexcept { arena_.recycle(h.node_); }  // after apply() returns the node is ours alone
+
   alignas(cache_line_size) std::atomic<Node*> tail_{nullptr};
   alignas(cache_line_size) Seq seq_;
   detail::CombineBound bound_;

@@ -14,6 +14,7 @@
 
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -28,32 +29,16 @@ class ClhLock {
  public:
   // Per-caller state: the node to enqueue next and, while the lock is held,
   // the predecessor's node (which the caller adopts on unlock).
-  class Handle {
+  class Handle : public detail::HandleBase<Handle, ClhLock> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept
-        : lock_(std::exchange(o.lock_, nullptr)), node_(o.node_), pred_(o.pred_) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        lock_ = std::exchange(o.lock_, nullptr);
-        node_ = o.node_;
-        pred_ = o.pred_;
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
 
    private:
     friend class ClhLock;
-    Handle(ClhLock* l, Node* n) : lock_(l), node_(n) {}
-    void release() noexcept {
-      if (lock_) {
-        lock_->arena_.recycle(node_);  // not held: no one waits on node_
-        lock_ = nullptr;
-      }
-    }
-    ClhLock* lock_ = nullptr;
+    Handle(ClhLock* l, Node* n) : detail::HandleBase<Handle, ClhLock>(l), node_(n) {}
     Node* node_ = nullptr;
     Node* pred_ = nullptr;
   };
@@ -78,6 +63,9 @@ class ClhLock {
   }
 
  private:
+  friend class detail::HandleBase<Handle, ClhLock>;
+  void release_handle(Handle& h) noexcept { arena_.recycle(h.node_); }  // not held: no one waits on node_
+
   alignas(cache_line_size) std::atomic<Node*> tail_{nullptr};
   detail::NodeArena<Node> arena_;
 };

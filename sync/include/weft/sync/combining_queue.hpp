@@ -28,6 +28,7 @@
 #include "weft/sync/ccsynch.hpp"
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/optional_result.hpp"
 #include "weft/sync/osci.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -125,11 +126,7 @@ class CombiningQueue {
   // false when the queue is full.
   bool enqueue(Handle& h, const T& v) { return enq_.apply(h.enq_, v); }
   // std::nullopt when the queue is empty.
-  std::optional<T> dequeue(Handle& h) {
-    Result r = deq_.apply(h.deq_, detail::DequeueRequest{});
-    if (!r.ok) return std::nullopt;
-    return std::optional<T>(std::move(r.value));
-  }
+  std::optional<T> dequeue(Handle& h) { return detail::optional_value(deq_.apply(h.deq_, detail::DequeueRequest{})); }
 
   Result apply(Handle& h, const Op& op) {
     if (op.kind == Op::Kind::enqueue) return {enqueue(h, op.value), T{}};

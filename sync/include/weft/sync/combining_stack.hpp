@@ -11,12 +11,12 @@
 
 #include <cstddef>
 #include <optional>
-#include <utility>
 
 #include "weft/sync/bounded_stack.hpp"
 #include "weft/sync/ccsynch.hpp"
 #include "weft/sync/combining.hpp"
 #include "weft/sync/combining_queue.hpp"
+#include "weft/sync/detail/optional_result.hpp"
 
 namespace weft::sync {
 
@@ -36,11 +36,7 @@ class CombiningStack {
   // false when the stack is full.
   bool push(Handle& h, const T& v) { return obj_.apply(h, Op::push(v)).ok; }
   // std::nullopt when the stack is empty.
-  std::optional<T> pop(Handle& h) {
-    Result r = obj_.apply(h, Op::pop());
-    if (!r.ok) return std::nullopt;
-    return std::optional<T>(std::move(r.value));
-  }
+  std::optional<T> pop(Handle& h) { return detail::optional_value(obj_.apply(h, Op::pop())); }
   Result apply(Handle& h, const Op& op) { return obj_.apply(h, op); }
   Object& object() noexcept { return obj_; }
 

@@ -12,6 +12,7 @@
 
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -38,33 +39,16 @@ class DSMSynch {
   // On destruction the nodes are retired, not reused: a combiner or Tail may
   // still point at the last one (the two-node argument needs the owner's next
   // operations), so they live until the object dies.
-  class Handle {
+  class Handle : public detail::HandleBase<Handle, DSMSynch> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept
-        : obj_(std::exchange(o.obj_, nullptr)), nodes_{o.nodes_[0], o.nodes_[1]}, toggle_(o.toggle_) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        obj_ = std::exchange(o.obj_, nullptr);
-        nodes_[0] = o.nodes_[0];
-        nodes_[1] = o.nodes_[1];
-        toggle_ = o.toggle_;
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
 
    private:
     friend class DSMSynch;
-    Handle(DSMSynch* obj, Node* a, Node* b) : obj_(obj), nodes_{a, b} { obj_->bound_.handle_created(); }
-    void release() noexcept {
-      if (obj_) {
-        obj_->bound_.handle_destroyed();
-        obj_ = nullptr;
-      }
-    }
-    DSMSynch* obj_ = nullptr;
+    Handle(DSMSynch* obj, Node* a, Node* b) : detail::HandleBase<Handle, DSMSynch>(obj, &obj->bound_), nodes_{a, b} {}
     Node* nodes_[2] = {nullptr, nullptr};
     unsigned toggle_ = 0;
   };
@@ -128,6 +112,9 @@ class DSMSynch {
   Seq& unsafe_object() noexcept { return seq_; }
 
  private:
+  friend class detail::HandleBase<Handle, DSMSynch>;
+  void release_handle(Handle&) noexcept {}  // the nodes are retired (see Handle)
+
   alignas(cache_line_size) std::atomic<Node*> tail_{nullptr};
   alignas(cache_line_size) Seq seq_;
   detail::CombineBound bound_;

@@ -17,6 +17,7 @@
 
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -49,31 +50,16 @@ class FlatCombining {
  public:
   // Per-caller state: its publication record. Records are recycled to later
   // handles as they are (possibly still linked in the list, never pending).
-  class Handle {
+  class Handle : public detail::HandleBase<Handle, FlatCombining> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), rec_(o.rec_) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        obj_ = std::exchange(o.obj_, nullptr);
-        rec_ = o.rec_;
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
 
    private:
     friend class FlatCombining;
-    Handle(FlatCombining* obj, Record* r) : obj_(obj), rec_(r) { obj_->bound_.handle_created(); }
-    void release() noexcept {
-      if (obj_) {
-        obj_->arena_.recycle(rec_);
-        obj_->bound_.handle_destroyed();
-        obj_ = nullptr;
-      }
-    }
-    FlatCombining* obj_ = nullptr;
+    Handle(FlatCombining* obj, Record* r) : detail::HandleBase<Handle, FlatCombining>(obj, &obj->bound_), rec_(r) {}
     Record* rec_ = nullptr;
   };
 
@@ -135,6 +121,9 @@ class FlatCombining {
   Seq& unsafe_object() noexcept { return seq_; }
 
  private:
+  friend class detail::HandleBase<Handle, FlatCombining>;
+  void release_handle(Handle& h) noexcept { arena_.recycle(h.rec_); }
+
   // Pushes r at the head of the publication list.
   void link(Record* r) noexcept {
     r->active.store(true, std::memory_order_relaxed);

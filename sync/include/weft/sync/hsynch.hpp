@@ -21,6 +21,7 @@
 #include "weft/sync/clh_lock.hpp"
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -56,38 +57,20 @@ class HSynch {
   };
 
  public:
-  class Handle {
+  // Per-caller state: the caller's spare node, its cluster and its handle of
+  // the global lock.
+  class Handle : public detail::HandleBase<Handle, HSynch> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept
-        : obj_(std::exchange(o.obj_, nullptr)), node_(o.node_), cluster_(o.cluster_), lock_(std::move(o.lock_)) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        obj_ = std::exchange(o.obj_, nullptr);
-        node_ = o.node_;
-        cluster_ = o.cluster_;
-        lock_ = std::move(o.lock_);
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
     int cluster() const noexcept { return cluster_; }
 
    private:
     friend class HSynch;
     Handle(HSynch* obj, Node* n, int cluster, typename ClhLock<Wait>::Handle lock)
-        : obj_(obj), node_(n), cluster_(cluster), lock_(std::move(lock)) {
-      obj_->bound_.handle_created();
-    }
-    void release() noexcept {
-      if (obj_) {
-        obj_->arena_.recycle(node_);
-        obj_->bound_.handle_destroyed();
-        obj_ = nullptr;
-      }
-    }
-    HSynch* obj_ = nullptr;
+        : detail::HandleBase<Handle, HSynch>(obj, &obj->bound_), node_(n), cluster_(cluster), lock_(std::move(lock)) {}
     Node* node_ = nullptr;
     int cluster_ = 0;
     typename ClhLock<Wait>::Handle lock_;
@@ -158,6 +141,9 @@ class HSynch {
   Seq& unsafe_object() noexcept { return seq_; }
 
  private:
+  friend class detail::HandleBase<Handle, HSynch>;
+  void release_handle(Handle& h) noexcept { arena_.recycle(h.node_); }
+
   static int default_clusters() noexcept {
     const unsigned n = std::thread::hardware_concurrency();
     return n ? static_cast<int>(n) : 1;

@@ -38,6 +38,7 @@
 
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -82,33 +83,16 @@ class Osci {
   // Per-caller state: the two ListNodes a caller uses as director (line 1).
   // Retired, not reused, when the handle dies (Tail or a combiner may still
   // point at them); freed with the object.
-  class Handle {
+  class Handle : public detail::HandleBase<Handle, Osci> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept
-        : obj_(std::exchange(o.obj_, nullptr)), nodes_{o.nodes_[0], o.nodes_[1]}, toggle_(o.toggle_) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        obj_ = std::exchange(o.obj_, nullptr);
-        nodes_[0] = o.nodes_[0];
-        nodes_[1] = o.nodes_[1];
-        toggle_ = o.toggle_;
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
 
    private:
     friend class Osci;
-    Handle(Osci* obj, ListNode* a, ListNode* b) : obj_(obj), nodes_{a, b} { obj_->bound_.handle_created(); }
-    void release() noexcept {
-      if (obj_) {
-        obj_->bound_.handle_destroyed();
-        obj_ = nullptr;
-      }
-    }
-    Osci* obj_ = nullptr;
+    Handle(Osci* obj, ListNode* a, ListNode* b) : detail::HandleBase<Handle, Osci>(obj, &obj->bound_), nodes_{a, b} {}
     ListNode* nodes_[2] = {nullptr, nullptr};
     unsigned toggle_ = 0;
   };
@@ -212,6 +196,9 @@ class Osci {
   int cores() const noexcept { return ncores_; }
 
  private:
+  friend class detail::HandleBase<Handle, Osci>;
+  void release_handle(Handle&) noexcept {}  // the nodes are retired (see Handle)
+
   // Lines 29-45: serve whole nodes from `my_node` on, then pass the role on.
   Result combine(ListNode* my_node, std::size_t offset) {
     const std::size_t h_bound = bound_.get();

@@ -14,6 +14,7 @@
 
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -35,31 +36,17 @@ class Oyama {
   };
 
  public:
-  class Handle {
+  // Per-caller state: the caller's announcement node.
+  class Handle : public detail::HandleBase<Handle, Oyama> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), node_(o.node_) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        obj_ = std::exchange(o.obj_, nullptr);
-        node_ = o.node_;
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
 
    private:
     friend class Oyama;
-    Handle(Oyama* obj, Node* n) : obj_(obj), node_(n) { obj_->bound_.handle_created(); }
-    void release() noexcept {
-      if (obj_) {
-        obj_->arena_.recycle(node_);  // completed: no combiner references it
-        obj_->bound_.handle_destroyed();
-        obj_ = nullptr;
-      }
-    }
-    Oyama* obj_ = nullptr;
+    Handle(Oyama* obj, Node* n) : detail::HandleBase<Handle, Oyama>(obj, &obj->bound_), node_(n) {}
     Node* node_ = nullptr;
   };
 
@@ -113,6 +100,9 @@ class Oyama {
   Seq& unsafe_object() noexcept { return seq_; }
 
  private:
+  friend class detail::HandleBase<Handle, Oyama>;
+  void release_handle(Handle& h) noexcept { arena_.recycle(h.node_); }  // completed: no combiner references it
+
   alignas(cache_line_size) std::atomic<bool> lock_{false};
   alignas(cache_line_size) std::atomic<Node*> tail_{nullptr};
   alignas(cache_line_size) Seq seq_;

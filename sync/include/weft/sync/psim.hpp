@@ -78,6 +78,7 @@
 
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/wait.hpp"
 
 namespace weft::sync {
@@ -243,32 +244,18 @@ class PSim {
  public:
   // Per-caller state: a slot index (Announce entry, Toggles bit, two pool
   // copies). Given back when the handle dies.
-  class Handle {
+  class Handle : public detail::HandleBase<Handle, PSim> {
    public:
     Handle() = default;
-    Handle(Handle&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), slot_(o.slot_) {}
-    Handle& operator=(Handle&& o) noexcept {
-      if (this != &o) {
-        release();
-        obj_ = std::exchange(o.obj_, nullptr);
-        slot_ = o.slot_;
-      }
-      return *this;
-    }
-    ~Handle() { release(); }
+    Handle(Handle&&) noexcept = default;
+    Handle& operator=(Handle&&) noexcept = default;
+    ~Handle() { this->release(); }
     // The slot (0..n-1) this handle holds.
     std::size_t slot() const noexcept { return slot_; }
 
    private:
     friend class PSim;
-    Handle(PSim* obj, std::size_t slot) : obj_(obj), slot_(slot) {}
-    void release() noexcept {
-      if (obj_) {
-        obj_->release_slot(slot_);
-        obj_ = nullptr;
-      }
-    }
-    PSim* obj_ = nullptr;
+    Handle(PSim* obj, std::size_t slot) : detail::HandleBase<Handle, PSim>(obj), slot_(slot) {}
     std::size_t slot_ = 0;
   };
 
@@ -479,9 +466,10 @@ class PSim {
     c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 
-  void release_slot(std::size_t i) noexcept {
+  friend class detail::HandleBase<Handle, PSim>;
+  void release_handle(Handle& h) noexcept {
     std::lock_guard lk(m_);
-    slots_[i].in_use = false;
+    slots_[h.slot_].in_use = false;
   }
 
   AWord* entry(std::size_t i) const noexcept { return entries_ + i * entry_words_; }

@@ -38,47 +38,31 @@
 
 #include <cstddef>
 #include <optional>
-#include <utility>
 
 #include "weft/sync/bounded_queue.hpp"
 #include "weft/sync/combining.hpp"
+#include "weft/sync/detail/optional_result.hpp"
+#include "weft/sync/detail/psim_container.hpp"
 #include "weft/sync/psim.hpp"
 #include "weft/sync/wait.hpp"
 
 namespace weft::sync {
 
 template <class T, std::size_t MaxCapacity = 1024, WaitPolicy Wait = YieldWait>
-class PSimQueue {
+class PSimQueue : public detail::PSimContainer<InlineQueue<T, MaxCapacity>, Wait> {
+  using Base = detail::PSimContainer<InlineQueue<T, MaxCapacity>, Wait>;
+
  public:
-  using Sequential = InlineQueue<T, MaxCapacity>;
-  using Object = PSim<Sequential, Wait>;
-  using Op = QueueOp<T>;
-  using Result = QueueResult<T>;
-  using Handle = typename Object::Handle;
+  using typename Base::Handle;
+  using typename Base::Op;
 
-  explicit PSimQueue(std::size_t capacity = MaxCapacity, PSimConfig cfg = {}) : obj_(Sequential(capacity), cfg), capacity_(capacity) {}
+  explicit PSimQueue(std::size_t capacity = MaxCapacity, PSimConfig cfg = {}) : Base(capacity, cfg) {}
   PSimQueue(std::size_t capacity, CombiningConfig) : PSimQueue(capacity) {}
-  PSimQueue(const PSimQueue&) = delete;
-  PSimQueue& operator=(const PSimQueue&) = delete;
 
-  Handle handle() { return obj_.handle(); }
   // false when the queue is full.
-  bool enqueue(Handle& h, const T& v) { return obj_.apply(h, Op::enqueue(v)).ok; }
+  bool enqueue(Handle& h, const T& v) { return this->apply(h, Op::enqueue(v)).ok; }
   // std::nullopt when the queue is empty.
-  std::optional<T> dequeue(Handle& h) {
-    Result r = obj_.apply(h, Op::dequeue());
-    if (!r.ok) return std::nullopt;
-    return std::optional<T>(std::move(r.value));
-  }
-  Result apply(Handle& h, const Op& op) { return obj_.apply(h, op); }
-
-  std::size_t capacity() const noexcept { return capacity_; }
-  CombiningStats stats() const noexcept { return obj_.stats(); }
-  Object& object() noexcept { return obj_; }
-
- private:
-  Object obj_;
-  std::size_t capacity_;
+  std::optional<T> dequeue(Handle& h) { return detail::optional_value(this->apply(h, Op::dequeue())); }
 };
 
 }  // namespace weft::sync
