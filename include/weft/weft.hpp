@@ -1,8 +1,8 @@
 #pragma once
 // weft: a topology-aware user-level threading runtime. One header for all of
-// it; each layer also has its own (weft/runtime.hpp, weft/sched/..., weft/sync/...).
+// it; each layer also has its own (weft/sched.hpp, weft/runtime.hpp,
+// weft/sync.hpp) and every concept its own header below those.
 
 #include "weft/runtime.hpp"
-#include "weft/sched/cpuset.hpp"
-#include "weft/sched/placement.hpp"
-#include "weft/sched/topology.hpp"
+#include "weft/sched.hpp"
+#include "weft/sync.hpp"
