@@ -3,6 +3,9 @@
 
 #include "weft/runtime/runtime.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
@@ -84,6 +87,10 @@ RuntimeImpl::RuntimeImpl(const Config& config) : config_(Config::from_env(config
   for (auto& w : workers_) w->start();
   if (load_later)
     topology_loader_ = std::thread([this, cpus] {
+      // SCHED_IDLE: the load must not take a CPU from a worker that wakes up
+      // (with normal priority it delayed the first tasks by milliseconds).
+      sched_param idle{};
+      pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
       try {
         set_steal_orders(steal_orders(config_, cpus));
       } catch (const std::exception& e) {
