@@ -18,6 +18,7 @@
 #include "weft/sync/fetch_multiply.hpp"
 #include "weft/sync/flat_combining.hpp"
 #include "weft/sync/hsynch.hpp"
+#include "weft/sched/topology.hpp"
 #include "weft/sync/linearizability.hpp"
 #include "weft/sync/lock_free_object.hpp"
 #include "weft/sync/mutex_object.hpp"
@@ -72,6 +73,21 @@ TEST(CombiningBasics, HSynchClusters) {
   // Moving a handle keeps it usable; the moved-from one is empty.
   auto c = std::move(a);
   EXPECT_EQ(obj.apply(c, 1), 6);
+}
+
+TEST(CombiningBasics, HSynchClustersAreTheTopologysSockets) {
+  // 2 sockets x 2 cores: OS CPUs 0,1 on socket 0 and 2,3 on socket 1.
+  const auto topo = weft::sched::Topology::from_hwloc_synthetic("pack:2 core:2 pu:1");
+  ws::HSynchConfig cfg = ws::HSynchConfig::sockets(topo, {3, 0, 2, 1, -1});
+  EXPECT_EQ(cfg.clusters, 2);
+  EXPECT_EQ(cfg.cluster_of(0), 1);  // worker 0 on CPU 3
+  EXPECT_EQ(cfg.cluster_of(1), 0);
+  EXPECT_EQ(cfg.cluster_of(2), 1);
+  EXPECT_EQ(cfg.cluster_of(3), 0);
+  EXPECT_EQ(cfg.cluster_of(4), 0);   // unpinned worker
+  EXPECT_EQ(cfg.cluster_of(-1), 0);  // a plain thread
+  ws::HSynch<ws::FetchAdd<int>> obj(ws::FetchAdd<int>{}, std::move(cfg));
+  EXPECT_EQ(obj.clusters(), 2);
 }
 
 TEST(CombiningBasics, YieldHookIsUsed) {

@@ -11,12 +11,19 @@
 // (weft::sync::current_worker_index(), the runtime's this_ult::worker_index())
 // to a cluster; for plain threads (index -1) the thread's ordinal is used.
 // handle_in_cluster(c) chooses explicitly. The choice affects only speed.
+// H-Synch's clusters are the machine's sockets (PPoPP'12 §4: requests of one
+// socket are combined without crossing the interconnect): build the config
+// with HSynchConfig::sockets(topology, runtime.worker_cpus()). The default,
+// one cluster per worker, is what the Osci paper's many-ULTs-per-core
+// variant (Table 2, "H-Synch-x") uses.
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "weft/sync/clh_lock.hpp"
 #include "weft/sync/combining.hpp"
@@ -24,6 +31,7 @@
 #include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/node_arena.hpp"
 #include "weft/sync/wait.hpp"
+#include "weft/sched/topology.hpp"
 
 namespace weft::sync {
 
@@ -33,8 +41,25 @@ struct HSynchConfig {
   // i.e. one per worker when workers are pinned one per core).
   int clusters = 0;
   // worker index (or thread ordinal for plain threads) -> cluster; taken
-  // modulo `clusters`. nullptr = identity.
-  int (*cluster_of)(int worker) = nullptr;
+  // modulo `clusters`. Empty = identity.
+  std::function<int(int worker)> cluster_of;
+
+  // One cluster per socket of `topology`: worker w joins the socket of the
+  // OS CPU worker_cpus[w] (weft::Runtime::worker_cpus()). Workers whose CPU
+  // is unknown (-1: unpinned) and plain threads join socket 0's cluster.
+  static HSynchConfig sockets(const sched::Topology& topology, std::vector<int> worker_cpus) {
+    std::vector<int> socket_of_worker;
+    for (int cpu : worker_cpus) {
+      const int ctx = cpu < 0 ? -1 : topology.context_of_os_cpu(cpu);
+      socket_of_worker.push_back(ctx < 0 ? 0 : topology.socket_of(ctx));
+    }
+    HSynchConfig c;
+    c.clusters = topology.num_sockets();
+    c.cluster_of = [map = std::move(socket_of_worker)](int w) {
+      return w >= 0 && static_cast<std::size_t>(w) < map.size() ? map[static_cast<std::size_t>(w)] : 0;
+    };
+    return c;
+  }
 };
 
 template <SequentialObject Seq, WaitPolicy Wait = SpinWait>
@@ -153,7 +178,7 @@ class HSynch {
   detail::CombineBound bound_;
   detail::StatsCounter stats_;
   int nclusters_;
-  int (*cluster_of_)(int);
+  std::function<int(int)> cluster_of_;
   std::unique_ptr<ClusterTail[]> tails_;
   ClhLock<Wait> global_;
   detail::NodeArena<Node> arena_;
