@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The demo command: installs what is missing, builds weft optimized, and prints
-# the headline benchmark table (weft beside oneTBB, OpenMP, Boost.Fiber and the
-# raw Boost.Context switch, measured in the same run, with ratios).
+# the headline benchmark tables: ULT operations (weft beside oneTBB, OpenMP,
+# Boost.Fiber and the raw Boost.Context switch) and the Osci paper's
+# Fetch&Multiply with its Table 2 (Osci and PSim-x beside CC-Synch, flat
+# combining, locks, ... and the ideal), each measured in one run, with ratios.
 #   bash scripts/demo.sh            # headline table
 #   bash scripts/demo.sh --json     # the same as JSON records
 set -euo pipefail
@@ -9,4 +11,5 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target weft-bench
-exec build/release/bench/weft-bench ult --quick "$@"
+build/release/bench/weft-bench ult --quick "$@"
+exec build/release/bench/weft-bench combining --quick --filter fm/ "$@"
