@@ -86,9 +86,13 @@ void Pinner::release(int slot) {
   if (slot < 0 || slot >= capacity())
     throw std::invalid_argument("weft::sched::Pinner::release: slot " + std::to_string(slot) + " out of range [0," +
                                 std::to_string(capacity()) + ")");
-  if (!taken_[static_cast<size_t>(slot)].exchange(false, std::memory_order_acq_rel))
-    throw std::invalid_argument("weft::sched::Pinner::release: slot " + std::to_string(slot) + " is not taken");
+  // Count down before the slot is free again (acquire counts up after taking
+  // it), so in_use() never exceeds the slots actually taken.
   in_use_.fetch_sub(1, std::memory_order_acq_rel);
+  if (!taken_[static_cast<size_t>(slot)].exchange(false, std::memory_order_acq_rel)) {
+    in_use_.fetch_add(1, std::memory_order_acq_rel);
+    throw std::invalid_argument("weft::sched::Pinner::release: slot " + std::to_string(slot) + " is not taken");
+  }
 }
 
 PinInfo Pinner::info(int slot) const {
