@@ -74,7 +74,7 @@ RuntimeImpl::RuntimeImpl(const Config& config) : config_(Config::from_env(config
   std::vector<int> cpus = choose_cpus(config_);
   for (int i = 0; i < config_.workers; ++i) {
     const int cpu = cpus[static_cast<std::size_t>(i)];
-    const int node = config_.pin_workers ? os_node_of_cpu(cpu) : -1;
+    const int node = config_.pin_workers ? sched::os_node_of_cpu(cpu) : -1;
     workers_.emplace_back(new (Worker::OnNode{node}) Worker(this, i, cpu, node));
   }
   // The steal order wants the machine model. hwloc takes milliseconds to load

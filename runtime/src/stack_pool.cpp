@@ -1,6 +1,6 @@
 #include "stack_pool.hpp"
 
-#include "node_memory.hpp"
+#include "weft/sched/numa_memory.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -38,7 +38,7 @@ char* StackPool::acquire() {
     munmap(base, usable_ + guard);
     throw std::bad_alloc();
   }
-  prefer_node(static_cast<char*>(base) + guard, usable_, os_node_);
+  sched::prefer_node(static_cast<char*>(base) + guard, usable_, os_node_);
   return static_cast<char*>(base) + guard;
 }
 

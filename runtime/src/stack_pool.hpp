@@ -1,6 +1,6 @@
 #pragma once
 // Per-worker pool of ULT stacks: mmap'd, with a PROT_NONE guard page below
-// each, on the worker's NUMA node (node_memory.hpp), reused LIFO (the most
+// each, on the worker's NUMA node (sched::prefer_node), reused LIFO (the most
 // recently used stack is the warmest in cache).
 
 #include <cstddef>

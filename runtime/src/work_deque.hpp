@@ -4,15 +4,15 @@
 // PPoPP'13). The owner pushes and pops at the bottom; the owner and thieves
 // take the oldest entry at the top. Each slot also carries the entry's ticket
 // (its place in the worker's FIFO order), readable without touching the task.
-// The slot arrays live on the owner's NUMA node (node_memory.hpp).
+// The slot arrays live on the owner's NUMA node (sched::allocate_node_memory).
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "node_memory.hpp"
 #include "weft/runtime/detail/task.hpp"
+#include "weft/sched/numa_memory.hpp"
 
 namespace weft::detail {
 
@@ -112,13 +112,13 @@ class WorkDeque {
 
     static Array* make(std::size_t capacity, int os_node) {
       const std::size_t bytes = kSlotsOffset + capacity * sizeof(Slot);
-      void* mem = allocate_node_memory(bytes, os_node);
+      void* mem = sched::allocate_node_memory(bytes, os_node);
       auto* a = ::new (mem) Array(capacity, bytes);
       for (std::size_t i = 0; i < capacity; ++i) ::new (&a->slots[i]) Slot();
       return a;
     }
     struct Free {
-      void operator()(Array* a) const noexcept { free_node_memory(a, a->bytes); }
+      void operator()(Array* a) const noexcept { sched::free_node_memory(a, a->bytes); }
     };
 
     Task* task(std::int64_t i) const { return slots[i & mask].task.load(std::memory_order_relaxed); }

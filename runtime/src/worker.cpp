@@ -76,10 +76,10 @@ void task_entry(void* transfer) {
 }
 
 void* Worker::operator new(std::size_t bytes, OnNode where) {
-  return allocate_node_memory(bytes, where.os_node);  // bytes == sizeof(Worker): no subclasses
+  return sched::allocate_node_memory(bytes, where.os_node);  // bytes == sizeof(Worker): no subclasses
 }
-void Worker::operator delete(void* p, OnNode) noexcept { free_node_memory(p, sizeof(Worker)); }
-void Worker::operator delete(void* p) noexcept { free_node_memory(p, sizeof(Worker)); }
+void Worker::operator delete(void* p, OnNode) noexcept { sched::free_node_memory(p, sizeof(Worker)); }
+void Worker::operator delete(void* p) noexcept { sched::free_node_memory(p, sizeof(Worker)); }
 
 Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
     : rt_(rt), index_(index), os_cpu_(os_cpu), os_node_(os_node),

@@ -62,20 +62,6 @@ struct alignas(64) Padded {
   std::atomic<uint64_t> v{0};
 };
 
-// Affinity of the calling thread, restored on scope exit.
-class AffinityGuard {
- public:
-  AffinityGuard() { ok_ = pthread_getaffinity_np(pthread_self(), sizeof(set_), &set_) == 0; }
-  ~AffinityGuard() {
-    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);
-  }
-  AffinityGuard(const AffinityGuard&) = delete;
-  AffinityGuard& operator=(const AffinityGuard&) = delete;
-
- private:
-  cpu_set_t set_{};
-  bool ok_ = false;
-};
 
 // The two lock-step threads: x is the caller, y a helper that follows commands.
 class Prober {

@@ -4,12 +4,14 @@
 #include "weft/sched/numa_memory.hpp"
 
 #include <numa.h>
+#include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -24,9 +26,42 @@
 
 namespace weft::sched {
 
+namespace {
+bool numa_usable() noexcept {
+  static const bool usable = numa_available() >= 0;
+  return usable;
+}
+}  // namespace
+
+int os_node_of_cpu(int os_cpu) noexcept {
+  if (os_cpu < 0 || !numa_usable()) return -1;
+  return numa_node_of_cpu(os_cpu);
+}
+
+bool prefer_node(void* addr, std::size_t bytes, int os_node) noexcept {
+  if (os_node < 0 || !numa_usable()) return true;
+  constexpr unsigned long kBits = sizeof(unsigned long) * CHAR_BIT;
+  if (os_node >= 64 * static_cast<int>(kBits)) return false;
+  unsigned long mask[64] = {};
+  mask[static_cast<unsigned>(os_node) / kBits] = 1ul << (static_cast<unsigned>(os_node) % kBits);
+  // maxnode counts bits and the kernel reads maxnode - 1 of them.
+  return mbind(addr, bytes, MPOL_PREFERRED, mask, static_cast<unsigned long>(os_node) + 2, 0) == 0;
+}
+
+void* allocate_node_memory(std::size_t bytes, int os_node) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  prefer_node(p, bytes, os_node);
+  return p;
+}
+
+void free_node_memory(void* p, std::size_t bytes) noexcept {
+  if (p) munmap(p, bytes);
+}
+
 NodeBuffer::NodeBuffer(std::size_t bytes, int os_node) : size_(bytes), node_(os_node) {
   if (bytes == 0) return;
-  if (numa_available() >= 0 && os_node >= 0 && os_node <= numa_max_node()) {
+  if (numa_usable() && os_node >= 0 && os_node <= numa_max_node()) {
     data_ = numa_alloc_onnode(bytes, os_node);
     numa_ = data_ != nullptr;
   }
@@ -61,20 +96,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kLine = 64;
-
-class AffinityGuard {
- public:
-  AffinityGuard() { ok_ = pthread_getaffinity_np(pthread_self(), sizeof(set_), &set_) == 0; }
-  ~AffinityGuard() {
-    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);
-  }
-  AffinityGuard(const AffinityGuard&) = delete;
-  AffinityGuard& operator=(const AffinityGuard&) = delete;
-
- private:
-  cpu_set_t set_{};
-  bool ok_ = false;
-};
 
 double chase_ns(int os_node, const MemoryProbeOptions& o) {
   const std::size_t lines = std::max<std::size_t>(2, o.chase_bytes / kLine);

@@ -15,8 +15,8 @@
 
 #include <weft/runtime.hpp>
 #include <weft/sched/cpuset.hpp>
+#include <weft/sched/numa_memory.hpp>
 
-#include "node_memory.hpp"
 
 namespace {
 
@@ -47,26 +47,26 @@ TEST(NodeMemory, AllocationPrefersTheNode) {
   if (!numa_supported()) GTEST_SKIP() << "libnuma reports no NUMA support on this kernel";
   const int node = numa_node_of_cpu(sched_getcpu());
   const std::size_t bytes = 3 * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  void* mem = weft::detail::allocate_node_memory(bytes, node);
+  void* mem = weft::sched::allocate_node_memory(bytes, node);
   static_cast<volatile char*>(mem)[0] = 1;
   PagePolicy p = policy_of(mem);
   EXPECT_EQ(p.mode, MPOL_PREFERRED);
   EXPECT_EQ(p.nodes, std::vector<int>{node});
   EXPECT_EQ(p.resident_node, node);
-  weft::detail::free_node_memory(mem, bytes);
+  weft::sched::free_node_memory(mem, bytes);
 }
 
 TEST(NodeMemory, NoNodeMeansTheDefaultPolicy) {
   const std::size_t bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  void* mem = weft::detail::allocate_node_memory(bytes, -1);
+  void* mem = weft::sched::allocate_node_memory(bytes, -1);
   static_cast<volatile char*>(mem)[0] = 1;
   if (numa_supported()) {
     EXPECT_EQ(policy_of(mem).mode, MPOL_DEFAULT);
   }
-  weft::detail::free_node_memory(mem, bytes);
+  weft::sched::free_node_memory(mem, bytes);
 }
 
-TEST(NodeMemory, UnknownCpuHasNoNode) { EXPECT_EQ(weft::detail::os_node_of_cpu(-1), -1); }
+TEST(NodeMemory, UnknownCpuHasNoNode) { EXPECT_EQ(weft::sched::os_node_of_cpu(-1), -1); }
 
 TEST(NodeMemory, EveryWorkersStackIsOnItsNode) {
   if (!numa_supported()) GTEST_SKIP() << "libnuma reports no NUMA support on this kernel";

@@ -2,6 +2,9 @@
 // The CPUs this process may run on: its affinity mask and its cgroup CPU limit.
 // Everything that decides "how many workers, where" starts from here.
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,5 +27,21 @@ int default_worker_count();
 
 // Pins the calling thread to one OS CPU; throws std::system_error naming the CPU on failure.
 void pin_current_thread(int os_cpu);
+
+// The calling thread's affinity mask, restored on scope exit (for probes that
+// pin the caller to one CPU after another).
+class AffinityGuard {
+ public:
+  AffinityGuard() { ok_ = pthread_getaffinity_np(pthread_self(), sizeof(set_), &set_) == 0; }
+  ~AffinityGuard() {
+    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);
+  }
+  AffinityGuard(const AffinityGuard&) = delete;
+  AffinityGuard& operator=(const AffinityGuard&) = delete;
+
+ private:
+  cpu_set_t set_{};
+  bool ok_ = false;
+};
 
 }  // namespace weft::sched

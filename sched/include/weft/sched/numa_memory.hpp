@@ -36,6 +36,25 @@ class NodeBuffer {
   bool numa_ = false;
 };
 
+// Memory that *prefers* a node (MPOL_PREFERRED) rather than being bound to
+// it as NodeBuffer is: used for memory a thread lives on (the runtime's ULT
+// stacks, deques and worker objects), where a full node must fall back to
+// another instead of failing a page fault. The policy is set on a fresh,
+// untouched mapping, so its pages come from the node whichever thread faults
+// them in first.
+
+// The OS NUMA node of an OS CPU; -1 when unknown (no libnuma, no NUMA
+// support, or os_cpu < 0).
+int os_node_of_cpu(int os_cpu) noexcept;
+// Gives [addr, addr + bytes) (page-aligned, not yet touched) the preferred
+// policy for `os_node`. No-op for os_node < 0. Returns false if the kernel
+// refused (the memory is still usable, with the default policy).
+bool prefer_node(void* addr, std::size_t bytes, int os_node) noexcept;
+// A page-granular anonymous mapping preferring `os_node` (any node if < 0).
+// Throws std::bad_alloc. Free with free_node_memory and the same size.
+void* allocate_node_memory(std::size_t bytes, int os_node);
+void free_node_memory(void* p, std::size_t bytes) noexcept;
+
 // Small and quick by default (well under a second per node on a small box).
 struct MemoryProbeOptions {
   std::size_t chase_bytes = 64u << 20;   // pointer-chase working set (bigger than common LLCs)
