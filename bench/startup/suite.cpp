@@ -16,18 +16,15 @@
 #include <hwloc.h>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "first_task.hpp"
 #include "harness.hpp"
 #include <weft/runtime.hpp>
 #include <weft/sched/cpuset.hpp>
@@ -84,54 +81,11 @@ Measurement cold(const std::string& impl, int workers) {
   return m;
 }
 
-Measurement warm_weft(int workers) {
-  Config c;
-  c.workers = workers;
-  const double t0 = now_ns();
-  double started = 0;
-  {
-    Runtime rt(c);
-    std::vector<Ult<int>> tasks;
-    for (int w = 0; w < workers; ++w) tasks.push_back(rt.spawn_on(w, [] { return this_ult::worker_index(); }));
-    for (int w = 0; w < workers; ++w)
-      if (tasks[static_cast<std::size_t>(w)].join() != w) throw std::runtime_error("task ran on the wrong worker");
-    started = now_ns();
-  }
-  Measurement m{started - t0, 1000};
-  m.extra = {{"teardown us", "us", (now_ns() - started) / 1000}};
-  return m;
-}
-
-Measurement warm_tbb(int workers) {
-  const double t0 = now_ns();
-  double started = 0;
-  {
-    tbb::task_arena arena(workers);
-    std::atomic<int> arrived{0};
-    arena.execute([&] {
-      tbb::parallel_for(0, workers, 1, [&](int) {
-        arrived.fetch_add(1);
-        while (arrived.load() < workers) std::this_thread::yield();
-      }, tbb::simple_partitioner());
-    });
-    started = now_ns();
-    arena.terminate();
-  }
-  Measurement m{started - t0, 1000};
-  m.extra = {{"teardown us", "us", (now_ns() - started) / 1000}};
-  return m;
-}
-
-Measurement warm_threads(int workers) {
-  const double t0 = now_ns();
-  std::atomic<int> ran{0};
-  std::vector<std::thread> ts;
-  for (int i = 0; i < workers; ++i) ts.emplace_back([&] { ran.fetch_add(1); });
-  while (ran.load() < workers) std::this_thread::yield();
-  const double started = now_ns();
-  for (auto& t : ts) t.join();
-  Measurement m{started - t0, 1000};
-  m.extra = {{"teardown us", "us", (now_ns() - started) / 1000}};
+// One warm run: t0 just before the call, the shutdown as an extra column.
+Measurement warm(Times (*run)(int, double), int workers) {
+  const Times t = run(workers, now_ns());
+  Measurement m{t.start, 1000};
+  m.extra = {{"teardown us", "us", t.teardown / 1000}};
   return m;
 }
 
@@ -165,9 +119,9 @@ std::vector<Case> startup_cases(const Options& o) {
            "in this process, after the first time: create, one task on each of " + std::to_string(n) +
                " workers, destroy",
            "us");
-    c.add(kReference, [n] { return warm_weft(n); });
-    c.add("tbb task_arena", [n] { return warm_tbb(n); });
-    c.add("std::thread", [n] { return warm_threads(n); });
+    c.add(kReference, [n] { return warm(run_weft, n); });
+    c.add("tbb task_arena", [n] { return warm(run_tbb, n); });
+    c.add("std::thread", [n] { return warm(run_threads, n); });
     cases.push_back(std::move(c));
   }
   {
