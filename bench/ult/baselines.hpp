@@ -11,9 +11,19 @@
 
 #include <benchmark/benchmark.h>  // DoNotOptimize, ClobberMemory
 
+#include <stdexcept>
+#include <string>
+
 #include "../harness.hpp"
 
 namespace weft::bench::ult {
+
+// Throws std::runtime_error "<what>: got X, expected Y" unless got == expected.
+inline void check(long got, long expected, const char* what) {
+  if (got != expected)
+    throw std::runtime_error(std::string(what) + ": got " + std::to_string(got) + ", expected " +
+                             std::to_string(expected));
+}
 
 // ---- yield: `fibers` fibers on the calling thread, each yields `iterations`
 // times; round-robin, so each yield is one switch to the next fiber.

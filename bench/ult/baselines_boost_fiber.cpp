@@ -24,12 +24,6 @@ namespace {
 
 constexpr std::size_t kSmallStack = 16 * 1024;
 
-void check(long got, long expected, const char* what) {
-  if (got != expected)
-    throw std::runtime_error(std::string(what) + ": got " + std::to_string(got) + ", expected " +
-                             std::to_string(expected));
-}
-
 }  // namespace
 
 Measurement boost_fiber_yield(int fibers, long iterations) {

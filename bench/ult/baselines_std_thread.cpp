@@ -15,15 +15,6 @@
 #include "baselines.hpp"
 
 namespace weft::bench::ult {
-namespace {
-
-void check(long got, long expected, const char* what) {
-  if (got != expected)
-    throw std::runtime_error(std::string(what) + ": got " + std::to_string(got) + ", expected " +
-                             std::to_string(expected));
-}
-
-}  // namespace
 
 Measurement std_thread_create_join(long count) {
   std::atomic<long> runs{0};

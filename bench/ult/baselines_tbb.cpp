@@ -18,12 +18,6 @@
 namespace weft::bench::ult {
 namespace {
 
-void check(long got, long expected, const char* what) {
-  if (got != expected)
-    throw std::runtime_error(std::string(what) + ": got " + std::to_string(got) + ", expected " +
-                             std::to_string(expected));
-}
-
 long tbb_fib_rec(int n) {
   if (n < 2) return n;
   long a = 0, b = 0;
