@@ -65,7 +65,8 @@ std::vector<int> choose_cpus(Config& config) {
 
 }  // namespace
 
-RuntimeImpl::RuntimeImpl(const Config& config) : config_(Config::from_env(config)) {
+RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
+    : owner(owner_object), config_(Config::from_env(config)) {
   if (config_.stack_size < 16 * 1024)
     throw std::invalid_argument("weft: Config::stack_size = " + std::to_string(config_.stack_size) +
                                 " bytes is too small (at least 16K)");
@@ -382,7 +383,7 @@ UltRef ref() { return UltRef(detail::current_task()); }
 
 // ------------------------------------------------------------ Runtime
 
-Runtime::Runtime(Config config) : impl_(std::make_unique<detail::RuntimeImpl>(config)) {}
+Runtime::Runtime(Config config) : impl_(std::make_unique<detail::RuntimeImpl>(config, this)) {}
 Runtime::~Runtime() = default;
 int Runtime::num_workers() const { return impl_->num_workers(); }
 const Config& Runtime::config() const { return impl_->config(); }
@@ -393,6 +394,13 @@ std::vector<int> Runtime::worker_cpus() const {
   return cpus;
 }
 Stats Runtime::stats() const { return impl_->stats(); }
+const sched::Topology& Runtime::topology() const { return detail::machine_topology(impl_->config().topology_file); }
+
+Runtime* Runtime::current() {
+  if (detail::tls_worker) return detail::tls_worker->runtime()->owner;
+  std::lock_guard lock(detail::registry_mutex);
+  return detail::live_runtimes.empty() ? nullptr : detail::live_runtimes.back()->owner;
+}
 void Runtime::shutdown() { impl_->shutdown(); }
 
 }  // namespace weft

@@ -23,6 +23,10 @@
 #include "weft/runtime/stats.hpp"
 #include "work_deque.hpp"
 
+namespace weft {
+class Runtime;
+}
+
 namespace weft::detail {
 
 // Relaxed counter written by its owner only, readable by anyone.
@@ -164,7 +168,7 @@ class Worker final {
 // The shared part of one weft::Runtime.
 class RuntimeImpl {
  public:
-  explicit RuntimeImpl(const Config& config);
+  RuntimeImpl(const Config& config, Runtime* owner);
   ~RuntimeImpl();
 
   void shutdown();
@@ -187,6 +191,7 @@ class RuntimeImpl {
   std::atomic<std::uint32_t> round_robin{0};
   std::atomic<std::uint32_t> quiesce_word{0};
   std::atomic<bool> shutdown_waiting{false};
+  Runtime* const owner;  // the public object
 
  private:
   Config config_;

@@ -21,6 +21,9 @@
 #include "weft/runtime/ult.hpp"
 
 namespace weft {
+namespace sched {
+class Topology;
+}
 
 class Runtime {
  public:
@@ -37,6 +40,14 @@ class Runtime {
   const Config& config() const;
   // OS CPU each worker runs on (-1 where not pinned).
   std::vector<int> worker_cpus() const;
+  // The machine model this runtime places its workers by: Config::topology_file
+  // when set, else hwloc's view of this machine (loaded on first use, which
+  // takes milliseconds; later calls return at once).
+  const sched::Topology& topology() const;
+
+  // The runtime of the calling ULT; on a plain thread, the most recently
+  // started live Runtime (where weft::spawn would go); null when none is alive.
+  static Runtime* current();
 
   // A stealable ULT (starts on some worker; idle workers may take it).
   template <class F>
