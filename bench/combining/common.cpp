@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -17,8 +18,8 @@
 namespace weft::bench::combining {
 
 __attribute__((noinline)) void local_work(std::uint64_t n) noexcept {
-  // One register add per iteration; the empty asm keeps the loop.
-  for (std::uint64_t i = 0; i < n; ++i) asm volatile("" : "+r"(i));
+  volatile int j = 0;
+  while (static_cast<std::uint64_t>(j) < n) j = j + 1;
 }
 
 const std::vector<int>& bench_cpus() {
@@ -36,10 +37,15 @@ void Gate::arrive_and_wait() {
   while (!go_.load(std::memory_order_acquire)) weft::this_ult::yield();
 }
 
-void Gate::finish() {
+void Gate::finish(long ops) {
   const auto t = static_cast<std::int64_t>(now_ns());
   std::int64_t cur = end_.load(std::memory_order_relaxed);
   while (cur < t && !end_.compare_exchange_weak(cur, t, std::memory_order_acq_rel)) {
+  }
+  ops_.fetch_add(ops, std::memory_order_acq_rel);
+  if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
+    std::lock_guard lk(m_);
+    cv_.notify_all();
   }
 }
 
@@ -51,7 +57,17 @@ double Gate::open() {
   return t0;
 }
 
-double run_ults(int workers, int per_worker, const Body& body) {
+void Gate::supervise(double t0) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::nanoseconds(static_cast<std::int64_t>(t0 + kRunCapNs - now_ns()));
+  std::unique_lock lk(m_);
+  if (!cv_.wait_until(lk, deadline, [&] { return done_.load(std::memory_order_acquire) == n_; })) {
+    stop_.store(true, std::memory_order_relaxed);
+    cv_.wait(lk, [&] { return done_.load(std::memory_order_acquire) == n_; });
+  }
+}
+
+Timed run_ults(int workers, int per_worker, const Body& body) {
   Config cfg;
   cfg.workers = workers;
   cfg.stack_size = 64 * 1024;
@@ -64,9 +80,13 @@ double run_ults(int workers, int per_worker, const Body& body) {
       const int tid = w * per_worker + j;
       ults.push_back(rt.spawn_on(w, [&body, &gate, tid] { body(tid, gate); }));
     }
+  const WorkerStats before = rt.stats().total();
   const double t0 = gate.open();
+  gate.supervise(t0);
+  const WorkerStats after = rt.stats().total();
   for (auto& u : ults) u.join();
-  return gate.end_ns() - t0;
+  return {gate.end_ns() - t0, gate.ops(), static_cast<double>(after.switches - before.switches),
+          static_cast<double>(after.yields - before.yields)};
 }
 
 namespace {
@@ -79,7 +99,7 @@ void pin_to(int cpu) {
 }
 }  // namespace
 
-double run_threads(int ncpus, int per_cpu, const Body& body) {
+Timed run_threads(int ncpus, int per_cpu, const Body& body) {
   const auto& cpus = bench_cpus();
   Gate gate(ncpus * per_cpu);
   std::vector<std::thread> threads;
@@ -94,8 +114,9 @@ double run_threads(int ncpus, int per_cpu, const Body& body) {
       });
     }
   const double t0 = gate.open();
+  gate.supervise(t0);
   for (auto& t : threads) t.join();
-  return gate.end_ns() - t0;
+  return {gate.end_ns() - t0, gate.ops()};
 }
 
 void run_pinned(const std::function<void()>& fn) {
@@ -141,5 +162,17 @@ Watchdog::~Watchdog() {
 }
 
 void fail(const std::string& what) { throw std::runtime_error(what); }
+
+void add_switch_profile(Measurement& m, const Timed& run, double ops) {
+  if (std::isnan(run.switches)) return;
+  m.extra.push_back({"sw/op", "switches/op", run.switches / ops});
+  m.extra.push_back({"yld/op", "yields/op", run.yields / ops});
+}
+
+Measurement with_throughput(double ns, double ops, const char* name) {
+  Measurement m{ns, ops};
+  m.extra.push_back({name, name, ns > 0 ? 1000.0 * ops / ns : NAN, true});
+  return m;
+}
 
 }  // namespace weft::bench::combining

@@ -215,8 +215,9 @@ Measurement container_run(const std::string& row, const ContainerRun& r, bool ul
     Rng rng(0xC0FFEEull + static_cast<std::uint64_t>(tid));
     ThreadResult t;
     const long n = share(r.pairs, threads, tid);
+    long i = 0;
     gate.arrive_and_wait();
-    for (long i = 0; i < n; ++i) {
+    for (; i < n && !gate.stopped(); ++i) {
       const Item v = (static_cast<Item>(tid + 1) << 40) | static_cast<Item>(i);
       if (!a->put(h, v)) {
         t.full = true;
@@ -234,10 +235,10 @@ Measurement container_run(const std::string& row, const ContainerRun& r, bool ul
       ++t.out;
       local_work(local_work_draw(rng, w));
     }
-    gate.finish();
+    gate.finish(i);
     res[static_cast<std::size_t>(tid)] = t;
   };
-  const double ns = ults ? run_ults(r.cores, r.per_core, body) : run_threads(r.cores, r.per_core, body);
+  const Timed run = ults ? run_ults(r.cores, r.per_core, body) : run_threads(r.cores, r.per_core, body);
   ws::CombiningStats during{};
   if constexpr (requires { a->stats(); }) {
     const ws::CombiningStats after = a->stats();
@@ -264,14 +265,15 @@ Measurement container_run(const std::string& row, const ContainerRun& r, bool ul
          " out, checksum " + (sum_out == sum_in ? "equal" : "differs") +
          " (an item was lost or duplicated)");
 
-  Measurement m{ns, static_cast<double>(r.pairs)};
+  Measurement m = with_throughput(run.ns, static_cast<double>(run.ops), "Mpairs/s");
   if constexpr (requires { a->stats(); }) {
     // Every put and take of the run is one request (a queue: on one of its two objects).
-    if (during.requests != 2 * static_cast<std::uint64_t>(r.pairs))
+    if (during.requests != 2 * static_cast<std::uint64_t>(run.ops))
       fail(row + ": combining stats count " + std::to_string(during.requests) + " requests, " +
-           std::to_string(2 * r.pairs) + " were made");
+           std::to_string(2 * run.ops) + " were made");
     m.extra.push_back({"degree", "requests/round", during.degree(), true});
   }
+  add_switch_profile(m, run, 2.0 * static_cast<double>(run.ops));
   return m;
 }
 
@@ -337,16 +339,19 @@ namespace {
 
 template <class Seq, class Put, class Take>
 Measurement sequential_ideal(const ContainerRun& r, const char* what, Put put, Take take) {
-  double ns = 0;
+  Timed run;
   bool ok = true;
   run_pinned([&] {
     Seq seq(kCapacity);
     for (long i = 0; i < r.prefill; ++i) ok &= put(seq, static_cast<Item>(i));
     Rng rng(0xC0FFEEull);
     const std::uint64_t w = static_cast<std::uint64_t>(r.w);
+    const long pairs = r.pairs / r.cores;  // one core's share
     Item sink = 0;
     const double t0 = now_ns();
-    for (long i = 0; i < r.pairs; ++i) {
+    long i = 0;
+    for (; i < pairs; ++i) {
+      if ((i & 1023) == 0 && now_ns() - t0 >= kRunCapNs) break;
       ok &= put(seq, static_cast<Item>(i));
       local_work(local_work_draw(rng, w));
       Item v = 0;
@@ -354,11 +359,11 @@ Measurement sequential_ideal(const ContainerRun& r, const char* what, Put put, T
       sink += v;
       local_work(local_work_draw(rng, w));
     }
-    ns = now_ns() - t0;
+    run = {now_ns() - t0, i};
     benchmark::DoNotOptimize(sink);
   });
   if (!ok) fail(std::string("ideal: the sequential ") + what + " went wrong");
-  return Measurement{ns / r.cores, static_cast<double>(r.pairs)};
+  return with_throughput(run.ns / r.cores, static_cast<double>(run.ops), "Mpairs/s");
 }
 
 }  // namespace

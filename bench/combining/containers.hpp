@@ -1,7 +1,7 @@
 // The queue and stack benchmarks of the Osci paper (§6): every thread runs
-// its share of `pairs` ENQUEUE+DEQUEUE (PUSH+POP) pairs, with random local
-// work of 0..W dummy iterations after each operation, on a queue that starts
-// empty or holds `prefill` items.
+// its share of `pairs` ENQUEUE+DEQUEUE (PUSH+POP) pairs (fewer if the run
+// reaches kRunCapNs), with random local work of 1..W dummy iterations after
+// each operation, on a queue that starts empty or holds `prefill` items.
 #pragma once
 
 #include <functional>
@@ -15,7 +15,7 @@ namespace weft::bench::combining {
 struct ContainerRun {
   int cores = 1;     // CPUs used (weft workers or pinned-thread CPUs)
   int per_core = 1;  // ULTs per worker, or std::threads per CPU
-  long pairs = 0;    // total operation pairs
+  long pairs = 0;    // total operation pairs (fewer if the run reaches kRunCapNs)
   long prefill = 0;  // items put in before the measured region
   int w = 512;       // local work after each operation: up to w iterations
 };
@@ -27,7 +27,8 @@ struct ContainerRun {
 // (count and a sum of 64-bit hashes, the leftovers drained after the run),
 // and that no take found the container empty right after the same thread's
 // put (impossible for a linearizable queue/stack); it throws if not. Extra
-// metric "degree" (requests per combining round) for the combining ones.
+// metrics: "Mpairs/s" (1000 / ns per pair), "degree" (requests per combining
+// round) for the combining ones.
 struct ContainerImpl {
   std::string name;
   std::function<Measurement(const ContainerRun&)> ults;
@@ -40,8 +41,8 @@ const std::vector<ContainerImpl>& queue_impls();
 const std::vector<ContainerImpl>& stack_impls();
 
 // The sequential queue/stack (weft::sync::BoundedQueue/BoundedStack) with the
-// same pairs and local work on one pinned core, its throughput × r.cores
-// (total_ns = one core's elapsed / cores).
+// same local work on one pinned core (one core's share of the pairs, or
+// kRunCapNs), its throughput × r.cores (total_ns = one core's elapsed / cores).
 Measurement queue_ideal(const ContainerRun& r);
 Measurement stack_ideal(const ContainerRun& r);
 

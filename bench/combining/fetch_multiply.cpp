@@ -67,20 +67,21 @@ Measurement fm_run(const std::string& row, const FmRun& r, int k) {
   std::vector<PerThread> res(static_cast<std::size_t>(threads));
   const std::uint64_t w = static_cast<std::uint64_t>(r.w);
 
-  const double ns = run_ults(r.cores, k, [&](int tid, Gate& gate) {
+  const Timed run = run_ults(r.cores, k, [&](int tid, Gate& gate) {
     auto h = obj->handle();  // on the ULT's own worker (H-Synch picks its cluster here)
     Rng rng(seed_of(tid));
     const long n = share(r.ops, threads, tid);
     PerThread t;
     Word sink = 0;
+    long i = 0;
     gate.arrive_and_wait();
-    for (long i = 0; i < n; ++i) {
+    for (; i < n && !gate.stopped(); ++i) {
       const Word m = rng.next() | 1u;  // odd: the product never becomes 0
       t.product *= m;
       sink += obj->apply(h, m);
       local_work(local_work_draw(rng, w));
     }
-    gate.finish();
+    gate.finish(i);
     benchmark::DoNotOptimize(sink);
     res[static_cast<std::size_t>(tid)] = t;
   });
@@ -92,15 +93,16 @@ Measurement fm_run(const std::string& row, const FmRun& r, int k) {
     fail(row + ": wrong final value " + hex(got) + ", expected " + hex(expected) +
          " (an update was lost or applied twice)");
 
-  Measurement m{ns, static_cast<double>(r.ops)};
+  Measurement m = with_throughput(run.ns, static_cast<double>(run.ops));
   if (auto st = stats_of(*obj)) {
-    if (st->requests != static_cast<std::uint64_t>(r.ops))
+    if (st->requests != static_cast<std::uint64_t>(run.ops))
       fail(row + ": combining stats count " + std::to_string(st->requests) + " requests, " +
-           std::to_string(r.ops) + " were applied");
+           std::to_string(run.ops) + " were applied");
     m.extra.push_back({"degree", "requests/round", st->degree(), true});
   }
   // Little's law: `threads` operations are always in progress, one per thread.
-  m.extra.push_back({"lat ns", "ns", threads * ns / static_cast<double>(r.ops)});
+  m.extra.push_back({"lat ns", "ns", threads * run.ns / static_cast<double>(run.ops)});
+  add_switch_profile(m, run, static_cast<double>(run.ops));
   return m;
 }
 
@@ -152,10 +154,10 @@ const std::vector<FmAlgo>& fm_algorithms() {
 
 namespace {
 
-// ns on one pinned core of `ops` iterations of the loop body with the
-// sequential Fetch&Multiply; `sink` keeps the results alive.
-double sequential_ns(int w, long ops) {
-  double ns = 0;
+// One pinned core runs the loop body with the sequential Fetch&Multiply, up
+// to `ops` times or until kRunCapNs; `sink` keeps the results alive.
+Timed sequential_run(int w, long ops) {
+  Timed run;
   bool ok = true;
   run_pinned([&] {  // on a std::thread: no throwing in here
     Rng rng(seed_of(0));
@@ -163,7 +165,9 @@ double sequential_ns(int w, long ops) {
     Word prod = 1, sink = 0;
     const std::uint64_t ww = static_cast<std::uint64_t>(w);
     const double t0 = now_ns();
-    for (long i = 0; i < ops; ++i) {
+    long i = 0;
+    for (; i < ops; ++i) {
+      if ((i & 1023) == 0 && now_ns() - t0 >= kRunCapNs) break;
       const Word m = rng.next() | 1u;
       prod *= m;
       sink += seq.apply(m);
@@ -173,17 +177,17 @@ double sequential_ns(int w, long ops) {
     benchmark::DoNotOptimize(sink);
     benchmark::DoNotOptimize(prod);
     ok = seq.value == prod;
-    ns = t1 - t0;
+    run = {t1 - t0, i};
   });
   if (!ok) fail("ideal: the sequential Fetch&Multiply went wrong");
-  return ns;
+  return run;
 }
 
 }  // namespace
 
 Measurement fm_ideal(int cores, int w, long ops) {
-  const double ns = sequential_ns(w, ops);
-  return Measurement{ns / cores, static_cast<double>(ops)};
+  const Timed run = sequential_run(w, ops / cores);  // one core's share
+  return with_throughput(run.ns / cores, static_cast<double>(run.ops));
 }
 
 }  // namespace weft::bench::combining

@@ -27,13 +27,10 @@ namespace {
 struct Sizes {
   std::vector<int> ws;  // local work bounds W
   std::vector<int> ks;  // ULTs per core
-  // Total Fetch&Multiply operations at local work w (per run, all threads).
-  long fm_ops(int w) const {
-    const long base = w == 0 ? 80'000 : w <= 64 ? 60'000 : w <= 512 ? 40'000 : 12'000;
-    return quick ? base / 2 : base;
-  }
-  bool quick = false;
-  long pairs = 0;        // queue/stack pairs per run
+  // The paper's harness at every size (common.hpp): 10^7 operations per run
+  // (or kRunCapNs); --quick has fewer sweep points, not fewer operations.
+  long fm_ops = kRunOps;       // Fetch&Multiply operations per run, all threads
+  long pairs = kRunOps / 2;    // queue/stack pairs per run (two operations each)
   // ULTs per core of OsciQueue/OsciStack (the "weft" row) and CC-Queue/CC-Stack-x<k>:
   // the best of 8/16/32/64 in short runs on the 2-core development VM. The
   // paper's best on 64 cores was 64, shown as one more Osci row (alt_k).
@@ -44,15 +41,12 @@ struct Sizes {
 
 Sizes sizes(bool quick) {
   Sizes s;
-  s.quick = quick;
   if (quick) {
     s.ws = {64};
-    s.ks = {1, 8, 64};
-    s.pairs = 10'000;
+    s.ks = {32};
   } else {
     s.ws = {0, 64, 512, 4096};
     s.ks = {1, 2, 4, 8, 16, 32, 64, 128};
-    s.pairs = 30'000;
   }
   return s;
 }
@@ -92,10 +86,10 @@ std::vector<Case> combining_cases(const Options& o) {
 
   // 1. Fetch&Multiply: per W, the originals, then one case per k.
   for (int w : s.ws) {
-    const long ops = s.fm_ops(w);
-    const std::string common = "Fetch&Multiply, " + str(ops) + " ops in total, random local work 0.." +
-                               str(w) + " iterations after each; ideal = 1 core's sequential throughput × " +
-                               str(cores);
+    const long ops = s.fm_ops;
+    const std::string common = "Fetch&Multiply, " + str(ops) + " ops in total (or " +
+                               str(static_cast<long>(kRunCapNs / 1e6)) + " ms), random local work 1.." + str(w) +
+                               " iterations after each; ideal = 1 core's sequential throughput × " + str(cores);
     std::vector<int> ks{0};  // 0: the originals
     ks.insert(ks.end(), s.ks.begin(), s.ks.end());
     for (int k : ks) {
@@ -128,7 +122,8 @@ std::vector<Case> combining_cases(const Options& o) {
                             const std::vector<ContainerImpl>& impls, bool queue) {
     const ContainerRun base{cores, 1, s.pairs, prefill, 512};
     Case c(name,
-           what + ", " + str(s.pairs) + " pairs in total, local work 0..512 after each op" +
+           what + ", " + str(s.pairs) + " pairs in total (or " + str(static_cast<long>(kRunCapNs / 1e6)) +
+               " ms), local work 1..512 after each op" +
                (prefill ? ", starts with " + str(prefill) + " items" : ", starts empty") + "; " + impls[0].name +
                "/CC-*-x" + str(K) + ": " + str(cores) + " workers × " + str(K) +
                " ULTs (YieldWait); the others: pinned std::threads, 1 (or " + str(T) + ") per core; weft = " +
