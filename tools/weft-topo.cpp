@@ -6,11 +6,13 @@
 #include <exception>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <sched.h>
 
+#include <algorithm>
 #include <barrier>
 #include <cstring>
 #include <mutex>
@@ -19,6 +21,7 @@
 
 #include "weft/sched/cpuset.hpp"
 #include "weft/sched/latency_probe.hpp"
+#include "weft/sched/latency_table_io.hpp"
 #include "weft/sched/numa_memory.hpp"
 #include "weft/sched/omp_places.hpp"
 #include "weft/sched/place_pool.hpp"
@@ -34,10 +37,17 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  weft-topo show [MACHINE] [--json]           tree, levels and latency table\n"
-    "  weft-topo infer [--save FILE] [--reps N] [--nodes N] [--mem] [--power] [--json]\n"
-    "                                              measure latencies (MCTOP-ALG) on this machine;\n"
-    "                                              --mem also measures per-node memory latency/bandwidth,\n"
-    "                                              --power the per-socket power model (RAPL, if readable)\n"
+    "  weft-topo infer [--save FILE] [--save-table FILE] [--reps N] [--nodes N] [--smt yes|no] [--mem] [--power]\n"
+    "                  [--json]                    measure latencies (MCTOP-ALG) on this machine and infer;\n"
+    "                                              --save-table keeps the measured table, --mem also measures\n"
+    "                                              per-node memory latency/bandwidth, --power the per-socket\n"
+    "                                              power model (RAPL, if readable); prints what did not fit\n"
+    "  weft-topo infer --table FILE [--nodes N] [--smt yes|no] [--save FILE] [--json]\n"
+    "                                              infer from a saved latency table (docs/topology-format.md);\n"
+    "                                              nodes: --nodes, else the file's 'nodes' line, else 1\n"
+    "  weft-topo latency [--method probe|pingpong|both] [--cpus LIST] [--reps N] [--runs K] [--save-table FILE]\n"
+    "                                              measure a latency table on this machine (cycles) with the\n"
+    "                                              MCTOP-ALG probe or a plain ping-pong; 'both' compares them\n"
     "  weft-topo place POLICY N [--sockets K] [MACHINE] [--json]\n"
     "                                              place N threads under an MCTOP-PLACE policy (with the\n"
     "                                              estimated max power when the machine has a power model)\n"
@@ -65,9 +75,11 @@ struct UsageError : std::runtime_error {
 
 struct Args {
   std::vector<std::string> positional;
-  std::optional<std::string> synthetic, xml, load, save, places, bind;
-  bool json = false, mem = false, power = false, measure = false;
-  int reps = 2000, nodes = 0, sockets = 0;
+  std::optional<std::string> synthetic, xml, load, save, places, bind, table, save_table, cpus;
+  std::optional<bool> smt;
+  std::string method = "both";
+  bool json = false, mem = false, power = false, measure = false, reps_given = false;
+  int reps = 2000, nodes = 0, sockets = 0, runs = 3;
   double interval = 0.5;
 };
 
@@ -105,7 +117,20 @@ Args parse(int argc, char** argv, const std::vector<std::string>& allowed) {
     else if (s == "--xml") a.xml = value();
     else if (s == "--load") a.load = value();
     else if (s == "--save") a.save = value();
-    else if (s == "--reps") a.reps = to_int(s, value(), 1);
+    else if (s == "--reps") a.reps = to_int(s, value(), 1), a.reps_given = true;
+    else if (s == "--runs") a.runs = to_int(s, value(), 1);
+    else if (s == "--table") a.table = value();
+    else if (s == "--save-table") a.save_table = value();
+    else if (s == "--cpus") a.cpus = value();
+    else if (s == "--method") {
+      a.method = value();
+      if (a.method != "probe" && a.method != "pingpong" && a.method != "both")
+        throw UsageError("--method expects probe, pingpong or both, got \"" + a.method + "\"");
+    } else if (s == "--smt") {
+      std::string v = value();
+      if (v != "yes" && v != "no") throw UsageError("--smt expects yes or no, got \"" + v + "\"");
+      a.smt = v == "yes";
+    }
     else if (s == "--nodes") a.nodes = to_int(s, value(), 1);
     else if (s == "--sockets") a.sockets = to_int(s, value(), 1);
     else if (s == "--power") a.power = true;
@@ -145,23 +170,74 @@ int cmd_show(int argc, char** argv) {
   return 0;
 }
 
-int cmd_infer(int argc, char** argv) {
-  Args a = parse(argc, argv, {"--save", "--reps", "--nodes", "--mem", "--power", "--json"});
-  if (!a.positional.empty()) throw UsageError("'infer' takes no argument \"" + a.positional[0] + "\"");
-  ws::InferOptions o;
-  o.probe.repetitions = a.reps;
-  o.num_nodes = a.nodes;
-  auto t0 = std::chrono::steady_clock::now();
-  o.probe.progress = [&](int done, int total) {
+// What MCTOP-ALG could not fit and how it resolved it (AlgResult::diagnostics).
+void print_diagnostics(const ws::AlgResult& r, std::ostream& out, bool measured_here) {
+  if (r.uniform()) {
+    out << "inference: the table is a uniform hierarchy (the thesis's result, nothing resolved)\n";
+    return;
+  }
+  out << "inference: the table is not a uniform hierarchy; " << r.diagnostics.size()
+      << " diagnostic(s), each resolved as it says:\n";
+  const size_t shown = std::min<size_t>(r.diagnostics.size(), 40);
+  for (size_t i = 0; i < shown; ++i)
+    out << "  [" << ws::to_string(r.diagnostics[i].kind) << "] " << r.diagnostics[i].message << "\n";
+  if (shown < r.diagnostics.size()) out << "  ... and " << r.diagnostics.size() - shown << " more\n";
+  if (measured_here)
+    out << "  (on bare metal this means noisy measurements: retry on an idle machine, with more --reps;\n"
+           "   on a virtual machine the vCPUs' placement on the host may really be uneven: "
+           "docs/topology-format.md)\n";
+}
+
+ws::AlgResult infer_from_table(const Args& a) {
+  if (a.mem || a.power) throw UsageError("--mem and --power measure this machine; they do not go with --table");
+  if (a.reps_given || a.save_table) throw UsageError("--reps and --save-table are for a measurement, not --table");
+  ws::LatencyTableFile f = ws::load_latency_table(*a.table);
+  ws::AlgOptions o;
+  o.os_node_of_row = f.os_nodes;
+  const int file_nodes = static_cast<int>(std::set<int>(f.os_nodes.begin(), f.os_nodes.end()).size());
+  o.num_nodes = a.nodes ? a.nodes : std::max(1, file_nodes);
+  o.smt = a.smt;
+  std::fprintf(stderr, "weft-topo infer: %s: %d cpus, %d memory node(s)\n", a.table->c_str(), f.table.size(),
+               o.num_nodes);
+  return ws::infer_topology(f.table, o);
+}
+
+ws::AlgResult infer_this_machine(const Args& a) {
+  ws::ProbeOptions po;
+  po.repetitions = a.reps;
+  po.progress = [&](int done, int total) {
     if (done == total || done % 16 == 0)
       std::fprintf(stderr, "\rweft-topo infer: %d/%d context pairs measured", done, total);
     if (done == total) std::fprintf(stderr, "\n");
   };
   std::fprintf(stderr, "weft-topo infer: measuring with %d repetitions per pair...\n", a.reps);
-  ws::AlgResult r = ws::infer_machine(o);
+  ws::MachineLatencies m = ws::measure_machine(po);
+  const ws::ProbeCalibration& c = m.calibration;
+  std::fprintf(stderr,
+               "weft-topo infer: probe on cpu %d: timer %.0f cycles (subtracted), local CAS %.0f cycles "
+               "(10th percentile %.0f: the floor), TSC %.3f GHz%s\n",
+               c.os_cpu, c.timer_overhead, c.local_cas, c.local_cas_p10, c.tsc_per_ns,
+               c.invariant_tsc ? "" : " (not invariant: cycles are TSC ticks, not core cycles)");
+  if (a.smt) m.smt = *a.smt;
+  if (a.save_table) {
+    ws::save_latency_table(m.table, *a.save_table,
+                           {"measured by weft-topo infer (the MCTOP-ALG lock-step CAS probe, " +
+                            std::to_string(a.reps) + " repetitions per pair, median, timer overhead subtracted)"},
+                           m.os_nodes);
+    std::fprintf(stderr, "weft-topo infer: latency table saved to %s\n", a.save_table->c_str());
+  }
+  return ws::infer_measured(m, a.nodes);
+}
+
+int cmd_infer(int argc, char** argv) {
+  Args a = parse(argc, argv,
+                 {"--table", "--save", "--save-table", "--reps", "--nodes", "--smt", "--mem", "--power", "--json"});
+  if (!a.positional.empty()) throw UsageError("'infer' takes no argument \"" + a.positional[0] + "\"");
+  auto t0 = std::chrono::steady_clock::now();
+  ws::AlgResult r = a.table ? infer_from_table(a) : infer_this_machine(a);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "weft-topo infer: inferred in %.2f s (SMT %s, %zu latency clusters)\n", secs,
-               r.smt ? "detected" : "not detected", r.clusters.size());
+               r.smt ? "yes" : "no", r.clusters.size());
   ws::Topology t = r.topology;
   if (a.mem) {
     ws::MemoryProbeOptions mo;
@@ -182,11 +258,86 @@ int cmd_infer(int argc, char** argv) {
     std::fprintf(stderr, "weft-topo infer: saved to %s\n", a.save->c_str());
   }
   if (a.json) {
+    print_diagnostics(r, std::cerr, !a.table);
     std::cout << t.to_json() << "\n";
   } else {
     std::cout << "latency clusters (min / median / max cycles):\n";
     for (const auto& c : r.clusters) std::cout << "  " << c.min << " / " << c.median << " / " << c.max << "  (" << c.count << " pairs)\n";
+    print_diagnostics(r, std::cout, !a.table);
     std::cout << t.to_string();
+  }
+  return 0;
+}
+
+// "0,2,4-7" -> {0,2,4,5,6,7}.
+std::vector<int> parse_cpu_list(const std::string& s) {
+  std::vector<int> cpus;
+  std::istringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    size_t dash = item.find('-');
+    int lo = to_int("--cpus", item.substr(0, dash), 0);
+    int hi = dash == std::string::npos ? lo : to_int("--cpus", item.substr(dash + 1), lo);
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  if (cpus.size() < 2) throw UsageError("--cpus needs at least two cpus, got \"" + s + "\"");
+  return cpus;
+}
+
+int cmd_latency(int argc, char** argv) {
+  Args a = parse(argc, argv, {"--method", "--cpus", "--reps", "--runs", "--save-table"});
+  if (!a.positional.empty()) throw UsageError("'latency' takes no argument \"" + a.positional[0] + "\"");
+  std::vector<int> cpus = a.cpus ? parse_cpu_list(*a.cpus) : ws::allowed_cpus();
+  if (cpus.size() < 2) throw UsageError("'latency' needs at least two cpus");
+  if (a.method == "both" && a.save_table) throw UsageError("--save-table saves one table: give --method probe or pingpong");
+  auto progress = [](const char* what) {
+    return [what](int done, int total) {
+      if (done == total || done % 16 == 0) std::fprintf(stderr, "\rweft-topo latency: %s: %d/%d pairs", what, done, total);
+      if (done == total) std::fprintf(stderr, "\n");
+    };
+  };
+  std::optional<ws::LatencyTable> probe, pingpong;
+  std::string probe_how, pingpong_how;
+  if (a.method != "pingpong") {
+    ws::ProbeCalibration c = ws::calibrate_probe(cpus[0]);
+    std::printf("# probe calibration on cpu %d: timer %.0f cycles, local CAS %.0f cycles (10th percentile %.0f), "
+                "TSC %.3f GHz, invariant TSC %s\n",
+                c.os_cpu, c.timer_overhead, c.local_cas, c.local_cas_p10, c.tsc_per_ns, c.invariant_tsc ? "yes" : "no");
+    ws::ProbeOptions po;
+    po.repetitions = a.reps;
+    po.progress = progress("probe");
+    probe = ws::measure_latency_table(cpus, po);
+    probe_how = "MCTOP-ALG probe (lock-step CAS, Fig 7.3): cycles of the CAS that takes the line from the other cpu, "
+                "median of " + std::to_string(a.reps) + ", timer overhead subtracted";
+  }
+  if (a.method != "probe") {
+    ws::PingPongOptions pp;
+    pp.round_trips = a.reps;
+    pp.runs = a.runs;
+    pp.progress = progress("ping-pong");
+    pingpong = ws::measure_pingpong_table(cpus, pp);
+    pingpong_how = "plain ping-pong on one 128-byte-aligned atomic: one-way latency = median of " +
+                   std::to_string(a.reps) + " round trips (timer overhead subtracted) halved, minimum over " +
+                   std::to_string(a.runs) + " runs";
+  }
+  auto emit = [&](const ws::LatencyTable& t, const std::string& how) {
+    if (a.save_table) {
+      ws::save_latency_table(t, *a.save_table, {"measured by weft-topo latency: " + how});
+      std::fprintf(stderr, "weft-topo latency: saved to %s\n", a.save_table->c_str());
+    }
+    std::ostringstream o;
+    ws::save_latency_table(t, o, {how});
+    std::cout << o.str();
+  };
+  if (probe) emit(*probe, probe_how);
+  if (pingpong) emit(*pingpong, pingpong_how);
+  if (probe && pingpong) {
+    std::printf("# pair: probe / ping-pong (cycles), ratio\n");
+    for (int i = 0; i < probe->size(); ++i)
+      for (int j = i + 1; j < probe->size(); ++j)
+        std::printf("# cpus %d-%d: %.0f / %.0f, %.2f\n", cpus[i], cpus[j], probe->at(i, j), pingpong->at(i, j),
+                    probe->at(i, j) / pingpong->at(i, j));
   }
   return 0;
 }
@@ -376,6 +527,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "show") return cmd_show(argc, argv);
     if (cmd == "infer") return cmd_infer(argc, argv);
+    if (cmd == "latency") return cmd_latency(argc, argv);
     if (cmd == "place") return cmd_place(argc, argv);
     if (cmd == "power") return cmd_power(argc, argv);
     if (cmd == "omp") return cmd_omp(argc, argv);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/sched/topology.hpp"
@@ -14,8 +15,12 @@
 namespace weft::sched {
 
 // An N x N table of latencies in cycles between hardware contexts (step 1's
-// output). Only one triangle needs values: entry (a,b) and (b,a) are averaged
-// when both are > 0, otherwise the positive one is used. The diagonal is ignored.
+// output). Only one triangle needs values: entries (a,b) and (b,a) are averaged
+// when both are > 0 and fall in one cluster of all the table's entries, the
+// lower one is used when they fall in different clusters (interference only
+// ever adds latency; reported as InferenceDiagnostic::Asymmetric), and the
+// positive one when the other is 0 (not measured). The diagonal is ignored. Text format:
+// latency_table_io.hpp.
 struct LatencyTable {
   std::vector<int> os_cpus;    // OS cpu of each row, ascending
   std::vector<double> values;  // N*N, row-major
@@ -37,7 +42,9 @@ std::vector<LatencyCluster> cluster_latencies(std::vector<double> values, double
 
 struct AlgOptions {
   // Number of memory nodes: the level with this many components is the
-  // socket level (§7.3.4).
+  // socket level (§7.3.4). When no level has exactly this many, the sockets
+  // are the components of the first level with fewer, split by
+  // os_node_of_row when given (InferenceDiagnostic::NodeCount).
   int num_nodes = 1;
   // Whether the contexts have SMT (§7.3.5 measures it: latency_probe.hpp's
   // detect_smt). nullopt: guess "SMT" when the first level's latency is below
@@ -63,22 +70,55 @@ struct AlgLevel {
   std::vector<std::vector<int>> components;  // contexts (row indices), ascending; empty above sockets
 };
 
+// Something in the table that does not fit the uniform hierarchy §7.3.3
+// assumes, and how infer_topology() resolved it instead of stopping (§7.3.5
+// stops: "the user must retry"). Messages name OS cpus, not rows.
+struct InferenceDiagnostic {
+  enum class Kind {
+    Asymmetric,     // (a,b) and (b,a) in different clusters: the lower one is used
+    LevelResolved,  // a level's components break the §7.3.3 definition: grouped by majority linkage
+    NodeCount,      // no level has one component per memory node: how the sockets were chosen
+    Misfit,         // a pair whose latency disagrees with the inferred hierarchy: set to the hierarchy's
+  };
+  Kind kind = Kind::Misfit;
+  int a = -1, b = -1;    // table rows of the pair (Asymmetric, Misfit); -1 otherwise
+  double measured = 0;   // cycles: the table's value for the pair (Asymmetric: the lower of the two)
+  double resolved = 0;   // cycles: the value in the result's latency table (Misfit)
+  std::string message;   // one line, for people
+};
+std::string_view to_string(InferenceDiagnostic::Kind kind);
+
 struct AlgResult {
-  Topology topology;                     // latencies = the normalized table
-  std::vector<LatencyCluster> clusters;  // ascending
+  Topology topology;                     // latencies = the normalized table (misfits resolved)
+  std::vector<LatencyCluster> clusters;  // ascending: every cluster of the CDF, used by a level or not
   std::vector<AlgLevel> levels;          // ascending latency; levels above the socket level carry no components
   int socket_level = -1;                 // index into levels (-1: the whole machine is one context)
   bool smt = false;
+  // Empty when the table is a uniform hierarchy: the result is then exactly
+  // the thesis's. Otherwise every misfit pair and every deviation, in order.
+  std::vector<InferenceDiagnostic> diagnostics;
+  bool uniform() const { return diagnostics.empty(); }
 };
 
-// MCTOP-ALG failed (the reduction of step 3 could not be done, §7.3.5): the
-// message says at which level and which contexts; retry with more repetitions.
-class InferenceError : public std::runtime_error {
+// The input to infer_topology() is malformed: wrong sizes, rows not in
+// ascending cpu order, a negative, non-finite or missing latency, options
+// that do not fit the table. The message names the problem. A table that is
+// well formed but not a clean hierarchy is no error: see AlgResult::diagnostics.
+class InferenceError : public std::invalid_argument {
  public:
-  using std::runtime_error::runtime_error;
+  using std::invalid_argument::invalid_argument;
 };
 
 // Steps 2-4: normalize, build components level by level, assign roles.
+//
+// Clean tables take the thesis's path (§7.3.3 classification and reduction).
+// Where a level's components break the §7.3.3 definition (the reduction the
+// thesis uses to detect failure, §7.3.5), that level is grouped by majority
+// linkage instead: two groups merge when at least half of the context pairs
+// between them talk at the level's latency or lower. Pairs that disagree with
+// the resulting hierarchy are misfits: listed in `diagnostics` and set to the
+// hierarchy's latency in the result (docs/topology-format.md, "Inference on
+// virtual machines", gives the reasons).
 AlgResult infer_topology(const LatencyTable& table, const AlgOptions& options);
 
 }  // namespace weft::sched
