@@ -20,10 +20,16 @@
 //   a full node is treated like a closed door (retry from line 2);
 // - the director prepares its node (door still CLOSE) before publishing it in
 //   Announce, rather than after, and opens the door right after publishing;
-// - a node counts the recorders that have not yet read their result, and its
-//   director waits for them before reusing it: with preemptive threads (or a
-//   ULT that was released but not yet rescheduled) a slow reader must not see
-//   its slot overwritten by the next batch.
+// - a request's `locked` and `completed` flags are one state word (recorded,
+//   served, combine-next, consumed): the combiner releases a served request
+//   with one store, and the recorder marks it consumed once it has read its
+//   result; a director waits until every slot of its node is consumed before
+//   reusing the node: with preemptive threads (or a ULT that was released but
+//   not yet rescheduled) a slow reader must not see its slot overwritten by
+//   the next batch;
+// - a caller reads Announce before trying the CAS of line 2 (as the authors'
+//   code does): a recorder of an open batch pays one locked instruction per
+//   operation, the door's CAS (line 20).
 // The core of a caller is weft::this_ult::worker_index() (through
 // current_worker_index(); plain threads use their ordinal), modulo
 // OsciConfig::cores. Like the paper, Osci is correct with any scheduler; it
@@ -62,17 +68,23 @@ class Osci {
  private:
   enum : int { kLocked = 0, kOpen = 1, kClose = 2 };  // door values of Algorithm 1
 
+  // A request's state: Algorithm 1's (locked, completed) pair in one word,
+  // plus "consumed" (its recorder has read the result; the slot may be reused).
+  enum : std::uint32_t {
+    kRecorded = 0,  // locked, not completed: waiting for a combiner
+    kServed = 1,    // unlocked, completed: ret holds the response (line 35)
+    kCombine = 2,   // unlocked, not completed: the caller combines next (line 44)
+    kConsumed = 3,  // the caller has read its response
+  };
   struct ThreadReq {
-    std::atomic<bool> locked{true};
-    bool completed = false;  // written before locked.store(false, release)
+    std::atomic<std::uint32_t> state{kConsumed};
     Op req{};
     Result ret{};
   };
   struct alignas(cache_line_size) ListNode {
     alignas(cache_line_size) std::atomic<int> door{kClose};
     std::atomic<ListNode*> next{nullptr};
-    std::atomic<int> readers{0};  // recorders (not the director) yet to read their ret
-    std::size_t count = 0;        // slots in use; changed only while holding the door
+    std::size_t count = 0;  // slots in use; changed only while holding the door
     alignas(cache_line_size) ThreadReq reqs[SlotsPerNode];
   };
   struct alignas(cache_line_size) AnnounceSlot {
@@ -118,39 +130,41 @@ class Osci {
     ListNode* my_node;
     std::size_t offset;
     for (;;) {
-      // Line 1: the node we would direct; prepared while still private.
-      ListNode* mine = h.nodes_[h.toggle_];
-      wait_until<Wait>([&] { return mine->readers.load(std::memory_order_acquire) == 0; });
-      // The door stays CLOSE (from its last use) until the node is published:
-      // a recorder holding a stale pointer to it restarts from line 2.
-      mine->next.store(nullptr, std::memory_order_relaxed);
-      mine->count = 1;
-      mine->reqs[0].req = arg;                                      // line 5
-      mine->reqs[0].completed = false;                              // line 7
-      mine->reqs[0].locked.store(true, std::memory_order_relaxed);  // line 6
-      ListNode* cur = nullptr;
-      if (announce.node.compare_exchange_strong(cur, mine, std::memory_order_acq_rel,
-                                                std::memory_order_acquire)) {  // line 2
-        // Lines 3-18: we are the director of this core's batch.
-        h.toggle_ ^= 1u;                                       // line 4
-        mine->door.store(kOpen, std::memory_order_release);    // line 9: recording period
-        Wait{}.pause();                                        // line 10: let the core's ULTs record
-        announce.node.store(nullptr, std::memory_order_release);  // line 11
-        for (;;) {                                             // line 12: close the door
-          int open = kOpen;
-          if (mine->door.compare_exchange_strong(open, kClose, std::memory_order_acq_rel,
-                                                 std::memory_order_relaxed))
-            break;
-          Wait{}.pause();
+      ListNode* cur = announce.node.load(std::memory_order_acquire);  // line 2: is a batch open?
+      if (cur == nullptr) {
+        // Line 1: the node we would direct; prepared while still private.
+        ListNode* mine = h.nodes_[h.toggle_];
+        wait_consumed(mine);
+        // The door stays CLOSE (from its last use) until the node is published:
+        // a recorder holding a stale pointer to it restarts from line 2.
+        mine->next.store(nullptr, std::memory_order_relaxed);
+        mine->count = 1;
+        mine->reqs[0].req = arg;                                          // line 5
+        mine->reqs[0].state.store(kRecorded, std::memory_order_relaxed);  // lines 6-7
+        if (announce.node.compare_exchange_strong(cur, mine, std::memory_order_acq_rel,
+                                                  std::memory_order_acquire)) {  // line 2
+          // Lines 3-18: we are the director of this core's batch.
+          h.toggle_ ^= 1u;                                       // line 4
+          mine->door.store(kOpen, std::memory_order_release);    // line 9: recording period
+          Wait{}.pause();                                        // line 10: let the core's ULTs record
+          announce.node.store(nullptr, std::memory_order_release);  // line 11
+          for (;;) {                                             // line 12: close the door
+            int open = kOpen;
+            if (mine->door.compare_exchange_strong(open, kClose, std::memory_order_acq_rel,
+                                                   std::memory_order_relaxed))
+              break;
+            Wait{}.pause();
+          }
+          ListNode* prev = tail_.exchange(mine, std::memory_order_acq_rel);  // line 13
+          my_node = mine;
+          offset = 0;
+          if (prev == nullptr) break;                          // empty list: combiner
+          prev->next.store(mine, std::memory_order_release);  // line 15
+          const std::uint32_t st = wait_released(mine->reqs[0]);  // line 16
+          if (st == kServed) return mine->reqs[0].ret;            // lines 17-18
+          break;                                                  // released uncompleted: combiner
         }
-        ListNode* prev = tail_.exchange(mine, std::memory_order_acq_rel);  // line 13
-        my_node = mine;
-        offset = 0;
-        if (prev == nullptr) break;                             // empty list: combiner
-        prev->next.store(mine, std::memory_order_release);     // line 15
-        wait_until<Wait>([&] { return !mine->reqs[0].locked.load(std::memory_order_acquire); });  // line 16
-        if (mine->reqs[0].completed) return mine->reqs[0].ret;  // lines 17-18
-        break;                                                  // released uncompleted: combiner
+        // Another caller became the director meanwhile: record in its node (cur).
       }
       // Lines 19-28: record in the director's node `cur`.
       bool recorded = false;
@@ -161,11 +175,9 @@ class Osci {
           if (cur->count < SlotsPerNode) {
             offset = cur->count;
             ThreadReq& slot = cur->reqs[offset];
-            slot.req = arg;  // line 24
-            slot.completed = false;
-            slot.locked.store(true, std::memory_order_relaxed);
+            slot.req = arg;                                         // line 24
+            slot.state.store(kRecorded, std::memory_order_relaxed);
             cur->count = offset + 1;
-            cur->readers.fetch_add(1, std::memory_order_relaxed);
             recorded = true;
           }
           cur->door.store(kOpen, std::memory_order_release);  // line 25
@@ -180,10 +192,9 @@ class Osci {
       }
       my_node = cur;  // line 23
       ThreadReq& slot = cur->reqs[offset];
-      wait_until<Wait>([&] { return !slot.locked.load(std::memory_order_acquire); });  // line 26
-      if (slot.completed) {  // lines 27-28
+      if (wait_released(slot) == kServed) {  // lines 26-28
         Result r = slot.ret;
-        cur->readers.fetch_sub(1, std::memory_order_release);
+        slot.state.store(kConsumed, std::memory_order_release);
         return r;
       }
       break;  // released uncompleted: combiner
@@ -200,39 +211,70 @@ class Osci {
   void release_handle(Handle&) noexcept {}  // the nodes are retired (see Handle)
 
   // Lines 29-45: serve whole nodes from `my_node` on, then pass the role on.
+  // The response of each other node's director (slot 0) is published only
+  // once the combiner is done with that node (has read its `next`, or swung
+  // Tail away from it): until its director returns, the node cannot be
+  // reused, so the reads of line 37/39 and the CAS of line 40 never see a
+  // recycled node (with the director released first, it could direct two more
+  // batches, reuse the node and put it back at Tail meanwhile: ABA on Tail).
   Result combine(ListNode* my_node, std::size_t offset) {
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
-    ListNode* tmp = my_node;  // line 29
-    for (;;) {                // line 30
+    ThreadReq* held = nullptr;  // the served, unreleased director request of `tmp`
+    ListNode* tmp = my_node;    // line 29
+    for (;;) {                  // line 30
       const std::size_t n = tmp->count;
       for (std::size_t j = 0; j < n; ++j) {  // lines 31-36
         ThreadReq& r = tmp->reqs[j];
-        if (!r.completed) {
+        if (r.state.load(std::memory_order_relaxed) != kServed) {  // not completed
           r.ret = seq_.apply(r.req);
-          r.completed = true;
-          if (tmp != my_node || j != offset) r.locked.store(false, std::memory_order_release);
           ++counter;
+          if (j == 0 && tmp != my_node)
+            held = &r;
+          else
+            r.state.store(kServed, std::memory_order_release);  // completed, unlocked
         }
       }
       ListNode* next = tmp->next.load(std::memory_order_acquire);
       if (next == nullptr || counter >= h_bound) break;  // line 37
-      tmp = next;                                        // line 38
+      release_served(held);
+      tmp = next;  // line 38
     }
     stats_.add_round(counter);
     Result result = my_node->reqs[offset].ret;
-    if (offset != 0) my_node->readers.fetch_sub(1, std::memory_order_release);  // a recorder done reading
+    if (offset != 0) my_node->reqs[offset].state.store(kConsumed, std::memory_order_release);
     ListNode* next = tmp->next.load(std::memory_order_acquire);
     if (next == nullptr) {  // line 39
       ListNode* expected = tmp;
       if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel,
-                                        std::memory_order_relaxed))  // line 40
+                                        std::memory_order_relaxed)) {  // line 40
+        release_served(held);
         return result;
+      }
       wait_until<Wait>([&] { return (next = tmp->next.load(std::memory_order_acquire)) != nullptr; });  // line 42
     }
     // Lines 43-44: the first request of the next node (its director's) combines next.
-    next->reqs[0].locked.store(false, std::memory_order_release);
+    next->reqs[0].state.store(kCombine, std::memory_order_release);
+    release_served(held);
     return result;
+  }
+
+  static void release_served(ThreadReq*& r) noexcept {
+    if (r) r->state.store(kServed, std::memory_order_release);
+    r = nullptr;
+  }
+
+  // Lines 16/26: waits until a combiner released the request; kServed or kCombine.
+  static std::uint32_t wait_released(const ThreadReq& r) noexcept {
+    std::uint32_t st;
+    wait_until<Wait>([&] { return (st = r.state.load(std::memory_order_acquire)) != kRecorded; });
+    return st;
+  }
+  // Before a director reuses its node: every recorder of the last batch has
+  // read its response (slot 0 is the director's own).
+  static void wait_consumed(const ListNode* node) noexcept {
+    for (std::size_t j = 1; j < node->count; ++j)
+      wait_until<Wait>([&] { return node->reqs[j].state.load(std::memory_order_acquire) == kConsumed; });
   }
 
   int core_index() const {
