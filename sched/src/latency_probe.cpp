@@ -274,6 +274,21 @@ PairStats measure_with(Prober& p, int x_cpu, const ProbeCalibration& cal, const 
   }
 }
 
+// The second sanity rule: a transfer at most twice as dear as a CAS on the
+// cpu's own line can only come from a shared L1, so the two cpus must be SMT
+// siblings; the §7.3.5 spin test must confirm it, or the line did not really
+// move and the value is an error. Runs while no probe thread spins.
+void confirm_near_local(double median, const ProbeCalibration& cal, int a, int b) {
+  if (!(median <= 2 * cal.local_cas) || detect_smt(a, b)) return;
+  std::ostringstream m;
+  m << "weft: probe: cpus " << a << " and " << b << " measured " << median
+    << " cycles, at most twice a CAS on cpu " << a << "'s own line (" << cal.local_cas
+    << "): only SMT siblings share a cache that close, and the SMT test says they do not share a core; the "
+       "measurement cannot be trusted and is not given to MCTOP-ALG (on a virtual machine the host may have moved "
+       "the vCPUs: retry)";
+  throw ProbeError(m.str());
+}
+
 // Runs f on a thread pinned (and verified) to cpu; rethrows what it throws.
 class PinnedThread {
  public:
@@ -377,10 +392,15 @@ PairStats measure_pair(int a, int b, const ProbeOptions& o) {
   AffinityGuard guard;
   pin_verified(a);
   if (o.warm_up) warm_up();
-  ProbeCalibration cal = calibrate_here(a);
-  Prober p;
-  p.place_y(b, o.warm_up);
-  return measure_with(p, a, cal, o);
+  const ProbeCalibration cal = calibrate_here(a);
+  PairStats st;
+  {
+    Prober p;
+    p.place_y(b, o.warm_up);
+    st = measure_with(p, a, cal, o);
+  }
+  confirm_near_local(st.median, cal, a, b);
+  return st;
 }
 
 LatencyTable measure_latency_table(std::span<const int> cpus, const ProbeOptions& o) {
@@ -390,20 +410,25 @@ LatencyTable measure_latency_table(std::span<const int> cpus, const ProbeOptions
   t.values.assign(static_cast<size_t>(n) * n, 0);
   if (n < 2) return t;
   AffinityGuard guard;
-  Prober p;
-  const int total = n * (n - 1) / 2;
-  int done = 0;
-  for (int a = 0; a < n - 1; ++a) {
-    pin_verified(cpus[a]);
-    if (o.warm_up) warm_up();
-    ProbeCalibration cal = calibrate_here(cpus[a]);
-    for (int b = a + 1; b < n; ++b) {
-      p.place_y(cpus[b], o.warm_up);
-      PairStats st = measure_with(p, cpus[a], cal, o);
-      t.at(a, b) = t.at(b, a) = st.median;
-      if (o.progress) o.progress(++done, total);
+  std::vector<ProbeCalibration> cal(n);
+  {
+    Prober p;
+    const int total = n * (n - 1) / 2;
+    int done = 0;
+    for (int a = 0; a < n - 1; ++a) {
+      pin_verified(cpus[a]);
+      if (o.warm_up) warm_up();
+      cal[a] = calibrate_here(cpus[a]);
+      for (int b = a + 1; b < n; ++b) {
+        p.place_y(cpus[b], o.warm_up);
+        PairStats st = measure_with(p, cpus[a], cal[a], o);
+        t.at(a, b) = t.at(b, a) = st.median;
+        if (o.progress) o.progress(++done, total);
+      }
     }
   }
+  for (int a = 0; a < n - 1; ++a)
+    for (int b = a + 1; b < n; ++b) confirm_near_local(t.at(a, b), cal[a], cpus[a], cpus[b]);
   return t;
 }
 
@@ -437,18 +462,23 @@ LatencyTable measure_pingpong_table(std::span<const int> cpus, const PingPongOpt
   return t;
 }
 
-// The minimum of three runs each way: a shared core slows every run down,
-// another process that briefly shares a cpu (a busy or virtual machine) only
-// some.
+// §7.3.5 "Detecting SMT": a spin loop timed solo, then beside the same loop
+// on the other cpu. The loop runs eight independent multiply-add chains, so it
+// is bound by the core's multipliers (one or two ports), which SMT siblings
+// share: each gets about half. (A single chain is bound by the multiply's
+// latency and leaves room for a sibling: no slowdown to see.) The fastest of
+// three runs each way: a shared core slows every run down, another process
+// briefly sharing a cpu (a busy or virtual machine) only some.
 bool detect_smt(int a, int b) {
   AffinityGuard guard;
   auto spin = [] {
-    uint64_t x = 1;
+    uint64_t x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     uint64_t t0 = ts_begin();
-    for (int i = 0; i < 20'000'000; ++i) {
-      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-      asm volatile("" : "+r"(x));
-    }
+    for (int i = 0; i < 2'500'000; ++i)
+      for (auto& v : x) {
+        v = v * 6364136223846793005ULL + 1442695040888963407ULL;
+        asm volatile("" : "+r"(v));
+      }
     return static_cast<double>(ts_end() - t0);
   };
   auto fastest_of_three = [&] { return std::min({spin(), spin(), spin()}); };

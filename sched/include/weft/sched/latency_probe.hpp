@@ -73,7 +73,9 @@ double tsc_per_ns();
 // Measures one pair (thread y on cpu_b holds the line Modified, thread x on
 // cpu_a times its CAS); pins two threads and checks that each runs where it
 // was pinned; restores the caller's affinity. Throws ProbeError when the
-// median stays below cpu_a's local CAS (10th percentile) after max_retries.
+// median stays below cpu_a's local CAS (10th percentile) after max_retries,
+// or when it is at most twice cpu_a's local CAS (only a shared L1 is that
+// close) and detect_smt() says the two cpus do not share a core.
 PairStats measure_pair(int os_cpu_a, int os_cpu_b, const ProbeOptions& options = {});
 
 // Measures the upper triangle for the given OS cpus (ascending), lower
