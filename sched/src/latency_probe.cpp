@@ -289,6 +289,14 @@ void confirm_near_local(double median, const ProbeCalibration& cal, int a, int b
   throw ProbeError(m.str());
 }
 
+// A table of the given cpus with every entry 0 (not measured).
+LatencyTable unmeasured_table(std::span<const int> cpus) {
+  LatencyTable t;
+  t.os_cpus.assign(cpus.begin(), cpus.end());
+  t.values.assign(cpus.size() * cpus.size(), 0);
+  return t;
+}
+
 // Runs f on a thread pinned (and verified) to cpu; rethrows what it throws.
 class PinnedThread {
  public:
@@ -404,10 +412,8 @@ PairStats measure_pair(int a, int b, const ProbeOptions& o) {
 }
 
 LatencyTable measure_latency_table(std::span<const int> cpus, const ProbeOptions& o) {
-  LatencyTable t;
-  t.os_cpus.assign(cpus.begin(), cpus.end());
+  LatencyTable t = unmeasured_table(cpus);
   const int n = t.size();
-  t.values.assign(static_cast<size_t>(n) * n, 0);
   if (n < 2) return t;
   AffinityGuard guard;
   std::vector<ProbeCalibration> cal(n);
@@ -448,10 +454,8 @@ double measure_pingpong(int a, int b, const PingPongOptions& o) {
 }
 
 LatencyTable measure_pingpong_table(std::span<const int> cpus, const PingPongOptions& o) {
-  LatencyTable t;
-  t.os_cpus.assign(cpus.begin(), cpus.end());
+  LatencyTable t = unmeasured_table(cpus);
   const int n = t.size();
-  t.values.assign(static_cast<size_t>(n) * n, 0);
   const int total = n * (n - 1) / 2;
   int done = 0;
   for (int a = 0; a < n; ++a)
