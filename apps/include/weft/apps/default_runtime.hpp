@@ -16,9 +16,13 @@ namespace weft {
 // default_runtime_config() and destroyed at exit.
 Runtime& default_runtime();
 
-// The configuration default_runtime() starts with: Config{} with the WEFT_*
-// and OpenMP environment variables applied (docs/parallel.md lists them).
-// Throws std::invalid_argument naming the variable when one is malformed.
+// The configuration default_runtime() starts with: Config{} sized by
+// OMP_NUM_THREADS (more threads than allowed CPUs: workers not pinned), with
+// idle_spin_us from WEFT_WAIT_POLICY / OMP_WAIT_POLICY (environment.hpp), then
+// every WEFT_* variable on top (Config::from_env: WEFT_WORKERS wins over
+// OMP_NUM_THREADS, WEFT_IDLE_SPIN_US over the wait policy). docs/parallel.md
+// lists them. Throws std::invalid_argument (weft::sched::OmpEnvError for the
+// OMP_* ones) naming the variable when one is malformed.
 Config default_runtime_config();
 
 namespace detail {
@@ -30,12 +34,15 @@ inline Runtime& runtime_for_parallel() {
 }
 
 // Runs f() on a ULT and returns its result (or rethrows what it threw):
-// directly when the caller is a ULT, else as a ULT of runtime_for_parallel(),
-// blocking the calling thread until it is done.
+// directly when the caller is a ULT, else as a ULT on worker 0 of
+// runtime_for_parallel() (OpenMP's initial thread: a team started from a
+// plain thread has its member 0 on worker 0 every time, so its members keep
+// their workers from one region to the next), blocking the calling thread
+// until it is done.
 template <class F>
 decltype(auto) run_on_ult(F&& f) {
   if (this_ult::inside()) return std::forward<F>(f)();
-  return runtime_for_parallel().run(std::forward<F>(f));
+  return runtime_for_parallel().spawn_on(0, std::forward<F>(f)).join();
 }
 
 }  // namespace detail
