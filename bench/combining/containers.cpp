@@ -70,7 +70,7 @@ ws::CombiningStats combining_stats(Q& q) {
 // Any queue or stack with per-caller handles: C(capacity), handle(),
 // enqueue(h, v) or push(h, v) -> bool, dequeue(h) or pop(h) -> std::optional
 // (CombiningQueue/CombiningStack with any combiner, and containers of the
-// same shape, e.g. PSimQueue, PSimStack).
+// same shape, e.g. PSimStack).
 template <class C, std::size_t Capacity = kCapacity>
 struct HandleContainer {
   using Handle = typename C::Handle;
@@ -288,17 +288,34 @@ std::function<Measurement(const ContainerRun&)> on_threads(std::string name) {
   return [name](const ContainerRun& r) { return container_run<A>(name, r, false); };
 }
 
-// PSimQueue-x / PSimStack-x: one PSim-x instance over a bounded inline
-// container (sync/psim_queue.hpp says why not SimQueue's two), so every
-// attempt copies the live elements: capacity 16384 holds the prefill. Handle
-// slots for up to 64 ULTs per core.
+// PSimQueue-x: SimQueue's two PSim-x instances over a pooled linked list
+// (unbounded; an operation copies a few words, never the queue). Handle
+// slots for 64 ULTs per core and the run's main handle.
+struct PSimQueueA {
+  using Queue = ws::PSimQueue<Item>;
+  using Handle = Queue::Handle;
+  Queue q{ws::PSimConfig{.max_handles = 64 * static_cast<std::size_t>(bench_cores()) + 1}};
+  Handle handle() { return q.handle(); }
+  bool put(Handle& h, Item v) {
+    q.enqueue(h, v);
+    return true;
+  }
+  bool take(Handle& h, Item& out) {
+    const std::optional<Item> r = q.dequeue(h);
+    if (r) out = *r;
+    return r.has_value();
+  }
+  ws::CombiningStats stats() { return q.stats(); }
+};
+
+// PSimStack-x: one PSim-x instance over a bounded inline stack, so every
+// attempt copies the live elements: capacity 16384 holds any prefill.
 constexpr std::size_t kPSimCapacity = 16384;
 template <class C>
 struct PSimSized : C {
   explicit PSimSized(std::size_t capacity)
-      : C(capacity, ws::PSimConfig{.max_handles = 64 * static_cast<std::size_t>(bench_cores())}) {}
+      : C(capacity, ws::PSimConfig{.max_handles = 64 * static_cast<std::size_t>(bench_cores()) + 1}) {}
 };
-using PSimQueueA = HandleContainer<PSimSized<ws::PSimQueue<Item, kPSimCapacity>>, kPSimCapacity>;
 using PSimStackA = HandleContainer<PSimSized<ws::PSimStack<Item, kPSimCapacity>>, kPSimCapacity>;
 
 template <template <class> class Combiner>

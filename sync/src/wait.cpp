@@ -32,6 +32,11 @@ int current_worker_index() {
   return weft::this_ult::worker_index();
 }
 
+int current_worker_count() {
+  if (g_worker_hook.load(std::memory_order_acquire)) return 0;
+  return weft::this_ult::num_workers();
+}
+
 int current_thread_ordinal() noexcept {
   thread_local const int ordinal = g_next_thread_ordinal.fetch_add(1, std::memory_order_relaxed);
   return ordinal;

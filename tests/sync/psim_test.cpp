@@ -1,10 +1,11 @@
 // PSim and PSim-x (wait-free universal construction; Osci paper §4-6):
-// semantics with one handle, the handle limit and slot reuse, the wait-free
-// bound (every apply returns within two attempts, served), PSimQueue-x and
-// PSimStack-x (linearizable histories, exactly-once), and on the weft runtime
-// with many ULTs per worker (1 and 2 workers, random yields and local work):
-// linearizable histories, exactly-once, and the combining degree PSim-x gets
-// from its post-announce yield compared with plain PSim.
+// semantics with one handle, the handle limit and slot reuse (per-worker
+// slot banks), the wait-free bound (every apply returns within two attempts,
+// served), PSimStack-x (linearizable histories, exactly-once), and on the
+// weft runtime with many ULTs per worker (1 and 2 workers, random yields and
+// local work): linearizable histories, exactly-once, and the combining
+// degree PSim-x gets from its post-announce yield compared with plain PSim.
+// PSimQueue-x (SimQueue) is in psim_queue_test.cpp.
 #include "weft/sync/psim.hpp"
 
 #include <gtest/gtest.h>
@@ -25,7 +26,6 @@
 #include "weft/sync/combining_stack.hpp"
 #include "weft/sync/fetch_multiply.hpp"
 #include "weft/sync/linearizability.hpp"
-#include "weft/sync/psim_queue.hpp"
 #include "weft/sync/psim_stack.hpp"
 
 namespace ws = weft::sync;
@@ -38,7 +38,6 @@ using FA = ws::FetchAdd<std::uint64_t>;
 
 static_assert(ws::CombiningObject<ws::PSim<FM>>);
 static_assert(ws::CombiningObject<ws::PSim<FA, ws::SpinWait>>);
-static_assert(ws::CombiningObject<ws::PSimQueue<int>>);
 static_assert(ws::CombiningObject<ws::PSimStack<int>>);
 static_assert(ws::CombiningObject<ws::OsciQueue<int>>);
 static_assert(ws::CombiningObject<ws::OsciStack<int>>);
@@ -117,12 +116,6 @@ TEST(PSim, HandleLimitAndSlotReuse) {
   expect_wait_free(obj.psim_stats(), 6);
 }
 
-TEST(PSimQueue, SingleHandleFifoAndCapacity) {
-  ws::PSimQueue<std::uint64_t, 8> q(3, plain());
-  expect_single_handle_fifo(q);
-  EXPECT_THROW((ws::PSimQueue<int, 8>(9)), std::invalid_argument);
-}
-
 TEST(PSimStack, SingleHandleLifoAndCapacity) {
   ws::PSimStack<int, 4> s(2);
   expect_single_handle_lifo(s);
@@ -169,35 +162,6 @@ TEST(PSim, WaitFreeBoundAndExactlyOnceAcrossToggleWords) {
   EXPECT_EQ(obj.stats().requests, applies);
   ::testing::Test::RecordProperty("after_two_failures", std::to_string(p.after_two_failures));
   ::testing::Test::RecordProperty("served_by_other", std::to_string(p.served_by_other));
-}
-
-namespace {
-
-template <class Q>
-void queue_histories(int threads, int histories, int ops) {
-  container_histories<Q>(
-      OnThreads{threads}, {.rounds = histories, .ops = ops, .seed_step = 31, .value_scale = 100000},
-      [](Rng& rng) { local_work(rng, 256); },
-      [](Q& q, std::uint64_t applies) { expect_wait_free(q.object().psim_stats(), applies); });
-}
-
-}  // namespace
-
-// 64-bit elements: operations and results are two words (the validated
-// announce read).
-TEST(PSimQueue, HistoriesAreLinearizablePSimX) {
-  queue_histories<ws::PSimQueue<std::uint64_t, 8>>(3, scaled(200, 20), 60);
-}
-TEST(PSimQueue, HistoriesAreLinearizablePlainPSimSpin) {
-  queue_histories<ws::PSimQueue<std::uint64_t, 8, ws::SpinWait>>(4, scaled(200, 20), 60);
-}
-
-TEST(PSimQueue, ExactlyOnce2Producers2Consumers) {
-  ws::PSimQueue<std::uint64_t, 64> q(64);
-  queue_exactly_once<std::uint64_t>(q, 2, 2, scaled(40000, 2000));
-  const ws::PSimStats p = q.object().psim_stats();
-  EXPECT_LE(p.max_attempts, 2u);
-  EXPECT_EQ(p.unserved_after_two, 0u);
 }
 
 TEST(PSimStack, HistoriesAreLinearizable) {
@@ -299,23 +263,6 @@ TEST(PSimRuntime, PSimXExactlyOnce1Worker32Ults) {
 }
 TEST(PSimRuntime, PlainPSimExactlyOnce2Workers16Ults) {
   runtime_exactly_once<PSimFA>(2, 16, scaled(3000, 300), plain());
-}
-
-TEST(PSimRuntime, PSimQueueXHistoriesLinearizable) {
-  weft::Runtime rt(runtime_config(2));
-  container_histories<ws::PSimQueue<int, 8>>(
-      OnUlts{rt, 3}, {.rounds = scaled(60, 8), .ops = 40, .seed_step = 17, .value_scale = 1000},
-      [](Rng& rng) { between_ops(rng, 256); });
-}
-
-TEST(PSimRuntime, PSimQueueXExactlyOnce) {
-  weft::Runtime rt(runtime_config(2));
-  constexpr int kPerWorker = 16;
-  const int per = scaled(2000, 200);
-  ws::PSimQueue<std::uint64_t, 256> q(256);
-  ult_queue_exactly_once<std::uint64_t>(rt, q, kPerWorker, per);
-  const int n = 2 * kPerWorker;
-  expect_wait_free(q.object().psim_stats(), 2 * static_cast<std::uint64_t>(n * per));
 }
 
 TEST(PSimRuntime, PSimStackXHistoriesLinearizable) {

@@ -13,6 +13,7 @@
 #include <latch>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -263,6 +264,18 @@ void expect_each_once(std::vector<T> all, std::size_t total) {
   for (std::size_t i = 0; i < total; ++i) ASSERT_EQ(all[i], static_cast<T>(i));
 }
 
+// q.enqueue(h, v) as a bool: false when a bounded queue is full; an
+// unbounded queue's enqueue (returning void) never fails.
+template <class Q, class H, class T>
+bool try_enqueue(Q& q, H& h, const T& v) {
+  if constexpr (std::is_void_v<decltype(q.enqueue(h, v))>) {
+    q.enqueue(h, v);
+    return true;
+  } else {
+    return q.enqueue(h, v);
+  }
+}
+
 // `producers` threads enqueue 0 .. producers x per_producer - 1 (producer p
 // the p-th block), `consumers` threads dequeue until all came out: each value
 // comes out once, a consumer sees each producer's values in order (FIFO), and
@@ -278,7 +291,7 @@ void queue_exactly_once(Q& q, int producers, int consumers, int per_producer) {
     if (t < producers) {
       for (int i = 0; i < per_producer; ++i) {
         const T v = static_cast<T>(t * per_producer + i);
-        while (!q.enqueue(h, v)) std::this_thread::yield();  // full
+        while (!try_enqueue(q, h, v)) std::this_thread::yield();  // full
       }
     } else {
       auto& mine = got[static_cast<std::size_t>(t)];
@@ -317,7 +330,7 @@ void ult_queue_exactly_once(weft::Runtime& rt, Q& q, int per_worker, int per) {
     auto h = q.handle();
     auto& mine = got[static_cast<std::size_t>(u)];
     for (int i = 0; i < per; ++i) {
-      while (!q.enqueue(h, static_cast<T>(u * per + i))) weft::this_ult::yield();
+      while (!try_enqueue(q, h, static_cast<T>(u * per + i))) weft::this_ult::yield();
       std::optional<T> v;
       while (!(v = q.dequeue(h))) weft::this_ult::yield();  // we enqueued first: never empty for long
       mine.push_back(*v);

@@ -110,7 +110,7 @@ class HSynch {
         tails_(std::make_unique<ClusterTail[]>(static_cast<std::size_t>(nclusters_))) {
     for (int c = 0; c < nclusters_; ++c) tails_[c].tail.store(arena_.make(), std::memory_order_relaxed);
   }
-  explicit HSynch(Seq seq, CombiningConfig cfg) : HSynch(std::move(seq), HSynchConfig{.max_combine = cfg.max_combine}) {}
+  explicit HSynch(Seq seq, CombiningConfig cfg) : HSynch(std::move(seq), HSynchConfig{.max_combine = cfg.max_combine, .clusters = 0, .cluster_of = {}}) {}
   HSynch(const HSynch&) = delete;
   HSynch& operator=(const HSynch&) = delete;
 

@@ -27,27 +27,41 @@
 #include "weft/sync/bounded_stack.hpp"
 #include "weft/sync/combining.hpp"
 #include "weft/sync/detail/optional_result.hpp"
-#include "weft/sync/detail/psim_container.hpp"
 #include "weft/sync/psim.hpp"
 #include "weft/sync/wait.hpp"
 
 namespace weft::sync {
 
 template <class T, std::size_t MaxCapacity = 1024, WaitPolicy Wait = YieldWait>
-class PSimStack : public detail::PSimContainer<InlineStack<T, MaxCapacity>, Wait> {
-  using Base = detail::PSimContainer<InlineStack<T, MaxCapacity>, Wait>;
-
+class PSimStack {
  public:
-  using typename Base::Handle;
-  using typename Base::Op;
+  using Sequential = InlineStack<T, MaxCapacity>;
+  using Object = PSim<Sequential, Wait>;
+  using Op = typename Sequential::Op;
+  using Result = typename Sequential::Result;
+  using Handle = typename Object::Handle;
 
-  explicit PSimStack(std::size_t capacity = MaxCapacity, PSimConfig cfg = {}) : Base(capacity, cfg) {}
+  explicit PSimStack(std::size_t capacity = MaxCapacity, PSimConfig cfg = {})
+      : obj_(Sequential(capacity), cfg), capacity_(capacity) {}
   PSimStack(std::size_t capacity, CombiningConfig) : PSimStack(capacity) {}
+  PSimStack(const PSimStack&) = delete;
+  PSimStack& operator=(const PSimStack&) = delete;
+
+  Handle handle() { return obj_.handle(); }
+  Result apply(Handle& h, const Op& op) { return obj_.apply(h, op); }
 
   // false when the stack is full.
-  bool push(Handle& h, const T& v) { return this->apply(h, Op::push(v)).ok; }
+  bool push(Handle& h, const T& v) { return apply(h, Op::push(v)).ok; }
   // std::nullopt when the stack is empty.
-  std::optional<T> pop(Handle& h) { return detail::optional_value(this->apply(h, Op::pop())); }
+  std::optional<T> pop(Handle& h) { return detail::optional_value(apply(h, Op::pop())); }
+
+  std::size_t capacity() const noexcept { return capacity_; }
+  CombiningStats stats() const noexcept { return obj_.stats(); }
+  Object& object() noexcept { return obj_; }
+
+ private:
+  Object obj_;
+  std::size_t capacity_;
 };
 
 }  // namespace weft::sync

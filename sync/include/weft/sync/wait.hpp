@@ -37,6 +37,10 @@ void yield_now();
 // weft::this_ult::worker_index().
 void set_worker_index_hook(WorkerIndexHook hook) noexcept;
 int current_worker_index();
+// Number of workers of the caller's runtime (weft::this_ult::num_workers());
+// 0 on a plain thread or while a worker-index hook is installed (the count
+// of the hook's workers is unknown).
+int current_worker_count();
 
 // A small dense id for the calling kernel thread (0, 1, 2, ... in order of
 // first call). Used where a plain thread needs a default cluster/slot.
