@@ -38,19 +38,6 @@ ws::PSimConfig plain(std::size_t max_handles = 0) {
   return {.max_handles = max_handles, .yield_after_announce = false};
 }
 
-weft::Config runtime_config(int workers) {
-  weft::Config c;
-  c.workers = workers;
-  return c;
-}
-
-// Random local work, and now and then a yield (so ULTs interleave at
-// arbitrary points between requests, not only where PSim-x yields).
-void between_ops(Rng& rng, unsigned max_work) {
-  local_work(rng, max_work);
-  if (rng.below(4) == 0) weft::this_ult::yield();
-}
-
 void expect_wait_free(const ws::PSimStats& p) {
   EXPECT_LE(p.max_attempts, 2u) << "PSim: a request is served within two attempts";
   EXPECT_EQ(p.unserved_after_two, 0u) << "returned after two failed attempts with the request not served";

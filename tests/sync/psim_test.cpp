@@ -194,19 +194,6 @@ TEST(PSimStack, ExactlyOnce) {
 
 namespace {
 
-weft::Config runtime_config(int workers) {
-  weft::Config c;
-  c.workers = workers;
-  return c;
-}
-
-// Random local work, and now and then a yield (so ULTs interleave at
-// arbitrary points between requests, not only where PSim-x yields).
-void between_ops(Rng& rng, unsigned max_work) {
-  local_work(rng, max_work);
-  if (rng.below(4) == 0) weft::this_ult::yield();
-}
-
 template <class Obj>
 void runtime_fetch_multiply_histories(int workers, int per_worker, int ops, int histories, ws::PSimConfig cfg) {
   weft::Runtime rt(runtime_config(workers));
@@ -270,6 +257,29 @@ TEST(PSimRuntime, PSimStackXHistoriesLinearizable) {
   container_histories<ws::PSimStack<int, 8>>(
       OnUlts{rt, 3}, {.rounds = scaled(60, 8), .ops = 40, .seed_step = 19, .value_scale = 1000},
       [](Rng& rng) { between_ops(rng, 256); });
+}
+
+// A handle made on worker w takes a slot in one of w's banks of 64 (one
+// Toggles word and cache line each): bank w, then w + workers, ...; plain
+// threads take the lowest free slot.
+TEST(PSimRuntime, HandlesOfAWorkerShareItsToggleWords) {
+  weft::Runtime rt(runtime_config(2));
+  PSimFA obj(FA{}, ws::PSimConfig{.max_handles = 256});
+  std::vector<PSimFA::Handle> on0, on1;
+  rt.spawn_on(0, [&] {
+      for (int i = 0; i < 65; ++i) on0.push_back(obj.handle());
+    }).join();
+  rt.spawn_on(1, [&] {
+      for (int i = 0; i < 3; ++i) on1.push_back(obj.handle());
+    }).join();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(on0[static_cast<std::size_t>(i)].slot(), static_cast<std::size_t>(i));
+  EXPECT_EQ(on0[64].slot(), 128u) << "worker 0's second bank is bank 2 (bank 1 is worker 1's)";
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(on1[static_cast<std::size_t>(i)].slot(), 64u + static_cast<std::size_t>(i));
+  EXPECT_EQ(obj.handle().slot(), 67u) << "a plain thread takes the lowest free slot";
+  // The handles work from any worker (a slot is a layout hint, not a binding).
+  EXPECT_EQ(rt.spawn_on(1, [&] { return obj.apply(on0[0], 5); }).join(), 0u);
+  EXPECT_EQ(rt.spawn_on(0, [&] { return obj.apply(on1[2], 1); }).join(), 5u);
+  EXPECT_EQ(obj.apply(on0[64], 0), 6u);
 }
 
 TEST(PSimRuntime, PSimXCombiningDegreeWithSixteenUltsPerWorker) {

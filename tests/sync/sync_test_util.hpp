@@ -54,6 +54,21 @@ inline void local_work(Rng& rng, unsigned max_iters) {
   for (std::uint64_t i = 0; i < n; ++i) asm volatile("" ::: "memory");
 }
 
+// A runtime configuration with `workers` workers (the rest as default).
+inline weft::Config runtime_config(int workers) {
+  weft::Config c;
+  c.workers = workers;
+  return c;
+}
+
+// Random local work, and now and then a yield (so ULTs interleave at
+// arbitrary points between requests, not only where a combining algorithm
+// yields).
+inline void between_ops(Rng& rng, unsigned max_work) {
+  local_work(rng, max_work);
+  if (rng.below(4) == 0) weft::this_ult::yield();
+}
+
 // Runs fn(thread_index) on n threads released at the same moment.
 inline void run_threads(int n, const std::function<void(int)>& fn) {
   std::latch start(n);

@@ -31,7 +31,6 @@
 #include <utility>
 
 #include "weft/sync/combining.hpp"
-#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/psim_engine.hpp"
 #include "weft/sync/detail/psim_slots.hpp"
 #include "weft/sync/psim_config.hpp"
@@ -81,21 +80,8 @@ class PSim {
   static constexpr std::size_t default_max_handles = 128;
 
   // Per-caller state: a slot index (Announce entry, Toggles bit, two pool
-  // copies). Given back when the handle dies.
-  class Handle : public detail::HandleBase<Handle, PSim> {
-   public:
-    Handle() = default;
-    Handle(Handle&&) noexcept = default;
-    Handle& operator=(Handle&&) noexcept = default;
-    ~Handle() { this->release(); }
-    // The slot (0..n-1) this handle holds.
-    std::size_t slot() const noexcept { return slot_; }
-
-   private:
-    friend class PSim;
-    Handle(PSim* obj, std::size_t slot) : detail::HandleBase<Handle, PSim>(obj), slot_(slot) {}
-    std::size_t slot_ = 0;
-  };
+  // copies), slot(). Given back when the handle dies.
+  using Handle = detail::SlotHandle<PSim>;
 
   PSim() : PSim(Seq{}) {}
   explicit PSim(Seq seq, PSimConfig cfg = {})
@@ -113,7 +99,7 @@ class PSim {
     return Handle(this, i);
   }
 
-  Result apply(Handle& h, const Op& op) { return engine_.apply(h.slot_, op); }
+  Result apply(Handle& h, const Op& op) { return engine_.apply(h.slot(), op); }
 
   // rounds = successful SCs, requests = requests they applied: degree =
   // requests per SC.
@@ -133,7 +119,7 @@ class PSim {
 
  private:
   friend class detail::HandleBase<Handle, PSim>;
-  void release_handle(Handle& h) noexcept { slots_.give_back(h.slot_); }
+  void release_handle(Handle& h) noexcept { slots_.give_back(h.slot()); }
 
   const Seq initial_;  // a Seq object to copy states into (unsafe_object)
   detail::SequentialSim<Seq> sim_;

@@ -76,7 +76,6 @@
 #include "weft/sync/bounded_queue.hpp"
 #include "weft/sync/combining.hpp"
 #include "weft/sync/cpu.hpp"
-#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/detail/optional_result.hpp"
 #include "weft/sync/detail/psim_engine.hpp"
 #include "weft/sync/detail/psim_queue_nodes.hpp"
@@ -100,19 +99,7 @@ class PSimQueue {
   static constexpr std::size_t default_max_handles = 128;
 
   // Per-caller state: one slot, the same in both instances.
-  class Handle : public detail::HandleBase<Handle, PSimQueue> {
-   public:
-    Handle() = default;
-    Handle(Handle&&) noexcept = default;
-    Handle& operator=(Handle&&) noexcept = default;
-    ~Handle() { this->release(); }
-    std::size_t slot() const noexcept { return slot_; }
-
-   private:
-    friend class PSimQueue;
-    Handle(PSimQueue* q, std::size_t slot) : detail::HandleBase<Handle, PSimQueue>(q), slot_(slot) {}
-    std::size_t slot_ = 0;
-  };
+  using Handle = detail::SlotHandle<PSimQueue>;
 
   explicit PSimQueue(PSimConfig cfg = {})
       : slots_(cfg.max_handles ? cfg.max_handles : default_max_handles),
@@ -132,9 +119,9 @@ class PSimQueue {
     return Handle(this, i);
   }
 
-  void enqueue(Handle& h, const T& v) { enq_.apply(h.slot_, v); }
+  void enqueue(Handle& h, const T& v) { enq_.apply(h.slot(), v); }
   // std::nullopt when the queue is empty.
-  std::optional<T> dequeue(Handle& h) { return detail::optional_value(deq_.apply(h.slot_, Empty{})); }
+  std::optional<T> dequeue(Handle& h) { return detail::optional_value(deq_.apply(h.slot(), Empty{})); }
 
   // The CombiningObject surface: an enqueue always succeeds (ok = true).
   Result apply(Handle& h, const Op& op) {
@@ -142,7 +129,7 @@ class PSimQueue {
       enqueue(h, op.value);
       return {true, T{}};
     }
-    return deq_.apply(h.slot_, Empty{});
+    return deq_.apply(h.slot(), Empty{});
   }
 
   // Both instances: rounds = successful SCs, requests = operations served.
@@ -263,7 +250,7 @@ class PSimQueue {
   }
 
   friend class detail::HandleBase<Handle, PSimQueue>;
-  void release_handle(Handle& h) noexcept { slots_.give_back(h.slot_); }
+  void release_handle(Handle& h) noexcept { slots_.give_back(h.slot()); }
 
   detail::PSimSlots slots_;
   std::unique_ptr<SlotContext[]> ctx_;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/sync/detail/handle_base.hpp"
 #include "weft/sync/wait.hpp"
 
 namespace weft::sync::detail {
@@ -69,6 +70,24 @@ class PSimSlots {
 
   std::mutex m_;
   std::vector<bool> used_;
+};
+
+// The Handle of PSim and PSimQueue: one slot of its owner, given back (Owner::
+// release_handle) when the handle dies.
+template <class Owner>
+class SlotHandle : public HandleBase<SlotHandle<Owner>, Owner> {
+ public:
+  SlotHandle() = default;
+  SlotHandle(SlotHandle&&) noexcept = default;
+  SlotHandle& operator=(SlotHandle&&) noexcept = default;
+  ~SlotHandle() { this->release(); }
+  // The slot (0..n-1) this handle holds.
+  std::size_t slot() const noexcept { return slot_; }
+
+ private:
+  friend Owner;
+  SlotHandle(Owner* owner, std::size_t slot) : HandleBase<SlotHandle, Owner>(owner), slot_(slot) {}
+  std::size_t slot_ = 0;
 };
 
 }  // namespace weft::sync::detail
