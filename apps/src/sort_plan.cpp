@@ -257,10 +257,10 @@ Layout layout_of(const Runtime& rt, int caller_worker) {
   return layout;
 }
 
-Plan make_plan(const Layout& layout, std::size_t n, bool smt_weights, int max_participants) {
+Plan make_plan(const Layout& layout, std::size_t n, bool smt_weights, std::size_t min_chunk, int max_participants) {
   int count = static_cast<int>(layout.seats.size());
   if (max_participants > 0) count = std::min(count, max_participants);
-  count = static_cast<int>(std::min<std::size_t>(count, std::max<std::size_t>(1, n / kMinChunk)));
+  count = static_cast<int>(std::min<std::size_t>(count, std::max<std::size_t>(1, n / std::max<std::size_t>(1, min_chunk))));
 
   Plan plan;
   std::vector<int> rr_sockets;

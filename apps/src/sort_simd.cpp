@@ -5,6 +5,8 @@
 
 #include "weft/apps/detail/sort_simd.hpp"
 
+#include "weft/apps/detail/sort_merge.hpp"
+
 #include <immintrin.h>
 
 #include <algorithm>
@@ -59,21 +61,6 @@ struct Scalar {
     merge_branch_free(a, a + na, b, b + nb, out);
   }
 
-  // How many of the first k merged keys come from a (the merge path's
-  // crossing of diagonal k, by binary search).
-  static std::size_t split(const K* a, std::size_t na, const K* b, std::size_t nb, std::size_t k) {
-    std::size_t lo = k > nb ? k - nb : 0;
-    std::size_t hi = std::min(k, na);
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (before(b[k - mid - 1], a[mid]))
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    return lo;
-  }
-
   // std::sort, in the buffer the result must end in.
   static void sort(K* data, K* scratch, std::size_t n, bool result_in_scratch) {
     K* target = data;
@@ -81,6 +68,14 @@ struct Scalar {
     std::sort(target, target + n, before);
   }
 };
+
+// The _mm256/_mm512_shuffle_epi32 immediate for lane i <- lane i^x inside
+// each 128-bit lane (x < 4).
+constexpr int shuffle_xor_imm(int x) {
+  int imm = 0;
+  for (int i = 0; i < 4; ++i) imm |= ((i ^ x) & 3) << (2 * i);
+  return imm;
+}
 
 }  // namespace
 
@@ -140,17 +135,11 @@ struct Ops {
       return _mm256_blend_epi32(min(v, t), max(v, t), blend_imm(M));
     }
   }
-  // The _mm256_shuffle_epi32 immediate for lane i <- lane i^x in each 128-bit half.
-  static constexpr int shuffle_imm(int x) {
-    int imm = 0;
-    for (int i = 0; i < 4; ++i) imm |= ((i ^ x) & 3) << (2 * i);
-    return imm;
-  }
   template <int X>
   static V swap_lanes(V v) {
     constexpr int x32 = kWide ? 2 * X : X;  // the same permutation in 32-bit lanes
     if constexpr (x32 < 4) {
-      return _mm256_shuffle_epi32(v, shuffle_imm(x32));
+      return _mm256_shuffle_epi32(v, shuffle_xor_imm(x32));
     } else if constexpr (x32 == 4) {
       return _mm256_permute2x128_si256(v, v, 1);
     } else {
@@ -202,16 +191,11 @@ struct Ops {
       return kSigned ? _mm512_mask_max_epi32(min(v, t), k, v, t) : _mm512_mask_max_epu32(min(v, t), k, v, t);
     }
   }
-  static constexpr int shuffle_imm(int x) {
-    int imm = 0;
-    for (int i = 0; i < 4; ++i) imm |= ((i ^ x) & 3) << (2 * i);
-    return imm;
-  }
   template <int X>
   static V swap_lanes(V v) {
     constexpr int x32 = kWide ? 2 * X : X;  // the same permutation in 32-bit lanes
     if constexpr (x32 < 4) {
-      return _mm512_shuffle_epi32(v, static_cast<_MM_PERM_ENUM>(shuffle_imm(x32)));
+      return _mm512_shuffle_epi32(v, static_cast<_MM_PERM_ENUM>(shuffle_xor_imm(x32)));
     } else {
       const V idx = _mm512_setr_epi32(0 ^ x32, 1 ^ x32, 2 ^ x32, 3 ^ x32, 4 ^ x32, 5 ^ x32, 6 ^ x32, 7 ^ x32,
                                       8 ^ x32, 9 ^ x32, 10 ^ x32, 11 ^ x32, 12 ^ x32, 13 ^ x32, 14 ^ x32, 15 ^ x32);

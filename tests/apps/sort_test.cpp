@@ -46,9 +46,11 @@ constexpr std::size_t kKernelLarge = 300'000;
 
 // ------------------------------------------------------------- inputs ----
 
-enum class Shape { Uniform, Sorted, Reverse, FewDistinct, AllEqual, OrganPipe };
-constexpr Shape kShapes[] = {Shape::Uniform,     Shape::Sorted,   Shape::Reverse,
-                             Shape::FewDistinct, Shape::AllEqual, Shape::OrganPipe};
+// Sawtooth: sorted runs of n/3 (chunks may be in order while the whole is
+// not).
+enum class Shape { Uniform, Sorted, Reverse, FewDistinct, AllEqual, OrganPipe, Sawtooth };
+constexpr Shape kShapes[] = {Shape::Uniform,  Shape::Sorted,    Shape::Reverse, Shape::FewDistinct,
+                             Shape::AllEqual, Shape::OrganPipe, Shape::Sawtooth};
 const char* name(Shape s) {
   switch (s) {
     case Shape::Uniform: return "uniform";
@@ -57,6 +59,7 @@ const char* name(Shape s) {
     case Shape::FewDistinct: return "few-distinct";
     case Shape::AllEqual: return "all-equal";
     case Shape::OrganPipe: return "organ-pipe";
+    case Shape::Sawtooth: return "sawtooth";
   }
   return "?";
 }
@@ -73,18 +76,20 @@ std::vector<T> make_input(Shape shape, std::size_t n, std::uint64_t seed = 1) {
       case Shape::FewDistinct: v[i] = static_cast<T>(rng() % 7); break;
       case Shape::AllEqual: v[i] = static_cast<T>(42); break;
       case Shape::OrganPipe: v[i] = static_cast<T>(i < n / 2 ? i : n - i); break;
+      case Shape::Sawtooth: v[i] = static_cast<T>(i % (n / 3 + 1)); break;
     }
   }
   return v;
 }
 
-// Sizes around the cutoffs: 0..10, the serial cutoff, one and two chunks
-// past it, non-powers of two, and one large size.
+// Sizes around the cutoffs: 0..10, both serial cutoffs (8192 elements,
+// 16384 integer keys) and a chunk past them, non-powers of two, and one
+// large size.
 std::vector<std::size_t> sizes() {
   std::vector<std::size_t> s;
   for (std::size_t n = 0; n <= 10; ++n) s.push_back(n);
   for (std::size_t n : {std::size_t{4095}, std::size_t{8191}, std::size_t{8192}, std::size_t{12289},
-                        std::size_t{16385}, std::size_t{50'021}, kLarge})
+                        std::size_t{16383}, std::size_t{16384}, std::size_t{24577}, std::size_t{50'021}, kLarge})
     s.push_back(n);
   return s;
 }
@@ -252,7 +257,7 @@ void check_plan(const Plan& plan, std::size_t n) {
 
 TEST(SortPlan, OneSocketIsABalancedTreeSharedByAllItsWorkers) {
   const Layout layout = synthetic_layout(1, 5, 1, 5);
-  const Plan plan = sort_plan::make_plan(layout, 1'000'000, false);
+  const Plan plan = sort_plan::make_plan(layout, 1'000'000, false, 4096);
   check_plan(plan, 1'000'000);
   EXPECT_EQ(plan.participants.size(), 5u);
   // 5 leaves: 3 rounds; every merge of a round is shared by all 5.
@@ -264,7 +269,7 @@ TEST(SortPlan, OneSocketIsABalancedTreeSharedByAllItsWorkers) {
 TEST(SortPlan, CrossSocketTreePairsTheClosestSocketsWithTheRootAtTheDestination) {
   // Latency |a-b|*100+100: from socket 1 the closest are 0 and 2.
   const Layout layout = synthetic_layout(4, 2, 1, 8, /*destination=*/1);
-  const Plan plan = sort_plan::make_plan(layout, 1 << 20, false);
+  const Plan plan = sort_plan::make_plan(layout, 1 << 20, false, 4096);
   check_plan(plan, 1 << 20);
   // Level 0: 1 pairs with 0 (tie with 2, lower index); level 1: 1 takes 2,
   // 0 takes 3. Leaf order: 1, 2, 0, 3.
@@ -280,7 +285,7 @@ TEST(SortPlan, CrossSocketTreePairsTheClosestSocketsWithTheRootAtTheDestination)
 
 TEST(SortPlan, ThreeSocketsMakeAnUnbalancedTree) {
   const Layout layout = synthetic_layout(3, 1, 1, 3);
-  const Plan plan = sort_plan::make_plan(layout, 100'000, false);
+  const Plan plan = sort_plan::make_plan(layout, 100'000, false, 4096);
   check_plan(plan, 100'000);
   EXPECT_EQ(plan.socket_order, std::vector<int>({0, 2, 1}));
 }
@@ -288,8 +293,8 @@ TEST(SortPlan, ThreeSocketsMakeAnUnbalancedTree) {
 TEST(SortPlan, FewChunksGoRoundRobinOverSocketsDistinctCoresFirst) {
   // 2 sockets x 2 cores x 2 contexts; room for 3 chunks only.
   const Layout layout = synthetic_layout(2, 2, 2, 8);
-  const Plan plan = sort_plan::make_plan(layout, 3 * sort_plan::kMinChunk, false);
-  check_plan(plan, 3 * sort_plan::kMinChunk);
+  const Plan plan = sort_plan::make_plan(layout, 3 * 4096, false, 4096);
+  check_plan(plan, 3 * 4096);
   ASSERT_EQ(plan.participants.size(), 3u);
   int on_socket0 = 0;
   std::vector<int> cores;
@@ -304,7 +309,7 @@ TEST(SortPlan, FewChunksGoRoundRobinOverSocketsDistinctCoresFirst) {
 
 TEST(SortPlan, SmtSiblingsGetAThirdOfTheDataWithTheSimdKernel) {
   const Layout layout = synthetic_layout(1, 2, 2, 4);
-  const Plan plan = sort_plan::make_plan(layout, 800'000, /*smt_weights=*/true);
+  const Plan plan = sort_plan::make_plan(layout, 800'000, /*smt_weights=*/true, 4096);
   check_plan(plan, 800'000);
   ASSERT_EQ(plan.participants.size(), 4u);
   for (const auto& p : plan.participants) {
@@ -407,6 +412,27 @@ TEST(ParallelStableSort, KeepsEqualElementsInTheirOrder) {
   }
 }
 
+TEST(ParallelStableSort, PresortedChunksStayStable) {
+  // Runs in order, or reversed, are detected per chunk; equal neighbours
+  // must keep their order (a reversed run with equal keys is not reversed).
+  using Pair = std::pair<std::uint32_t, std::uint32_t>;
+  auto by_key = [](const Pair& a, const Pair& b) { return a.first < b.first; };
+  const std::uint32_t n = 70'001;
+  for (auto key : std::vector<std::function<std::uint32_t(std::uint32_t)>>{
+           [](std::uint32_t i) { return i / 3; },              // ascending, equal neighbours
+           [n](std::uint32_t i) { return (n - i) / 3; },       // descending, equal neighbours
+           [n](std::uint32_t i) { return n - i; },             // strictly descending
+           [](std::uint32_t i) { return (i % 20'000) / 2; }})  // sawtooth
+  {
+    std::vector<Pair> v;
+    for (std::uint32_t i = 0; i < n; ++i) v.emplace_back(key(i), i);
+    auto expected = v;
+    std::stable_sort(expected.begin(), expected.end(), by_key);
+    weft::parallel_stable_sort(v.begin(), v.end(), by_key);
+    ASSERT_TRUE(v == expected);
+  }
+}
+
 TEST(ParallelStableSort, IntegerKeysMatchStd) {
   for (Shape shape : kShapes) {
     auto v = make_input<std::int64_t>(shape, kMedium);
@@ -478,7 +504,7 @@ TEST_P(ParallelSortInRuntime, ManyConcurrentSortsFromManyUlts) {
   weft::Runtime rt(workers(GetParam()));
   constexpr int kSorts = 6;
   std::vector<std::vector<std::int32_t>> inputs;
-  for (int i = 0; i < kSorts; ++i) inputs.push_back(make_input<std::int32_t>(kShapes[i % 6], 20'000 + 997 * i, i));
+  for (int i = 0; i < kSorts; ++i) inputs.push_back(make_input<std::int32_t>(kShapes[i], 20'000 + 997 * i, i));
   auto expected = inputs;
   for (auto& e : expected) std::sort(e.begin(), e.end(), std::greater<>{});
   rt.run([&] {

@@ -11,3 +11,4 @@
 #include "weft/apps/parallel_reduce.hpp"
 #include "weft/apps/parallel_region.hpp"
 #include "weft/apps/schedule.hpp"
+#include "weft/apps/sort.hpp"

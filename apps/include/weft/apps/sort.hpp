@@ -20,10 +20,13 @@
 //
 // Where it runs: called from a ULT, on that ULT's runtime; from a plain
 // thread, on the most recently started live weft::Runtime, or else on the
-// process-wide default runtime (weft/apps/default_runtime.hpp). Inputs
-// shorter than 8192 elements (2 * kMinChunk) sort serially on the calling
-// thread without touching a runtime, and no worker gets a chunk shorter
-// than 4096 elements (so 8192..12287 elements use two workers, and so on).
+// process-wide default runtime (weft/apps/default_runtime.hpp).
+//
+// Serial cutoff: no worker gets a chunk shorter than 4096 elements (8192
+// for integer keys sorted by a SIMD kernel), so inputs shorter than twice
+// that, 8192 elements (16384 integer keys), sort serially on the calling
+// thread without touching a runtime (std::sort, std::stable_sort, or the
+// SIMD chunk sort), and e.g. 8192..12287 elements use two workers.
 //
 // Requirements, as for std::sort: random-access iterators; the element type
 // move-constructible and move-assignable; `comp` a strict weak ordering.

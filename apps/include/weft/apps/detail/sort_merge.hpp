@@ -86,6 +86,20 @@ void merge_move(Src x, std::size_t nx, Src y, std::size_t ny, Dst out, Comp& com
   std::move(y + j, y + ny, out + nx + j);
 }
 
+// Whether a range is already in order: non-decreasing, or strictly
+// decreasing (reversing it then sorts it, stably, as no two are equal), or
+// neither. Stops at the first element that says "neither", so a random range
+// costs a few comparisons.
+enum class Presorted { No, Ascending, Descending };
+template <class It, class Comp>
+Presorted presorted(It a, std::size_t n, Comp& comp) {
+  if (n < 2) return Presorted::Ascending;
+  if (!comp(a[1], a[0])) return std::is_sorted(a, a + n, std::ref(comp)) ? Presorted::Ascending : Presorted::No;
+  for (std::size_t i = 2; i < n; ++i)
+    if (!comp(a[i], a[i - 1])) return Presorted::No;
+  return Presorted::Descending;
+}
+
 // Stable binary insertion sort. The comparator runs only before an element
 // is taken out, so a throwing comparator leaves the range a permutation.
 template <class It, class Comp>

@@ -119,6 +119,9 @@ class ParallelSort {
     for (int size : plan_.barrier_sizes) barriers_.push_back(std::make_unique<Barrier>(size));
     pieces_.assign(plan_.pieces.size(), PieceState{});
     leaves_.assign(plan_.participants.size(), LeafState{});
+    presorted_.assign(plan_.participants.size(), sort_merge::Presorted::No);
+    Barrier checked(static_cast<std::int64_t>(plan_.participants.size()));
+    checked_ = &checked;
 
     // The participants start together once all of them exist: if one
     // cannot be spawned, the others leave without waiting at a barrier.
@@ -194,6 +197,13 @@ class ParallelSort {
   void participate(std::size_t p) {
     const sort_plan::Participant& me = plan_.participants[p];
     Comp comp = comp_;
+    // Step 0: is the chunk in order already (or reversed)? If every chunk
+    // and every chunk boundary is in order, the input is sorted: done.
+    bool in_order = false;
+    guarded([&] { in_order = check_chunk(p, comp); });
+    if (!in_order) out_of_order_.fetch_add(1, std::memory_order_relaxed);
+    checked_->arrive_and_wait();
+    if (out_of_order_.load(std::memory_order_relaxed) == 0) return;
     guarded([&] { sort_chunk(p, comp); });
     for (const sort_plan::Step& step : me.steps) {
       Barrier* team = step.barrier >= 0 ? barriers_[step.barrier].get() : nullptr;
@@ -219,30 +229,67 @@ class ParallelSort {
     }
   }
 
-  // Step 1: the chunk, sorted into the buffer of its leaf depth.
+  // The order of integer keys (the key kernels' comparator).
+  struct KeyBefore {
+    bool operator()(T l, T r) const {
+      if constexpr (*kernel_order<Comp, T>() == sort_simd::Order::Ascending)
+        return l < r;
+      else
+        return r < l;
+    }
+  };
+  // The comparator the checks and the merge path use.
+  static auto& order(Comp& comp) {
+    if constexpr (kKeys) {
+      static constexpr KeyBefore key_before{};
+      return key_before;
+    } else {
+      return comp;
+    }
+  }
+
+  // Step 0: records whether participant p's chunk is presorted; returns
+  // true if it is in order including its boundary with the next chunk.
+  bool check_chunk(std::size_t p, Comp& comp) {
+    const sort_plan::Range chunk = plan_.participants[p].chunk;
+    auto a = input() + chunk.lo;
+    auto& before = order(comp);
+    presorted_[p] = sort_merge::presorted(a, chunk.size(), before);
+    return presorted_[p] == sort_merge::Presorted::Ascending &&
+           (chunk.hi == n_ || chunk.size() == 0 || !before(a[chunk.size()], a[chunk.size() - 1]));
+  }
+
+  // Step 1: the chunk, sorted into the buffer of its leaf depth. A chunk in
+  // order is only moved there (a reversed one reversed first).
   void sort_chunk(std::size_t p, Comp& comp) {
     const sort_plan::Participant& me = plan_.participants[p];
     const std::size_t lo = me.chunk.lo, len = me.chunk.size();
     const bool to_buffer = in_buffer(me.leaf_depth);
     auto a = input() + lo;
     T* b = buffer() + lo;
+    if (presorted_[p] == sort_merge::Presorted::Descending) std::reverse(a, a + len);
+    const bool in_order = presorted_[p] != sort_merge::Presorted::No;
     if constexpr (kKeys) {
-      sort_simd::sort(isa_of(me), *kernel_order<Comp, T>(), a, b, len, to_buffer);
+      if (!in_order)
+        sort_simd::sort(isa_of(me), *kernel_order<Comp, T>(), a, b, len, to_buffer);
+      else if (to_buffer)
+        std::copy(a, a + len, b);
       leaves_[p].data_in_buffer = to_buffer;
     } else {
       bool& data_in_buffer = leaves_[p].data_in_buffer;
-      if (!stable_ && to_buffer) {
+      if (to_buffer && (in_order || !stable_)) {  // the chunk moves into the buffer whole
         if constexpr (kConstructBuffer)
           std::uninitialized_move(a, a + len, b);
         else
           std::copy(a, a + len, b);
         buffer_->constructed[p] = {lo, lo + len};
         data_in_buffer = true;
-        std::sort(b, b + len, std::ref(comp));
+        if (!in_order) std::sort(b, b + len, std::ref(comp));
         return;
       }
       if constexpr (kConstructBuffer) sort_merge::construct_by_rotation(a, b, len);
       buffer_->constructed[p] = {lo, lo + len};
+      if (in_order) return;
       if (stable_)
         sort_merge::stable_sort_chunk(a, b, len, to_buffer, comp, data_in_buffer);
       else
@@ -267,13 +314,7 @@ class ParallelSort {
     const sort_plan::Piece& share = plan_.pieces[piece];
     const sort_plan::Node& node = plan_.nodes[share.node];
     const std::size_t k = share.begin - node.lo;
-    if constexpr (kKeys) {
-      const auto order = *kernel_order<Comp, T>();
-      auto before = [order](T l, T r) { return order == sort_simd::Order::Ascending ? l < r : r < l; };
-      return sort_merge::split(src + node.lo, node.mid - node.lo, src + node.mid, node.hi - node.mid, k, before);
-    } else {
-      return sort_merge::split(src + node.lo, node.mid - node.lo, src + node.mid, node.hi - node.mid, k, comp);
-    }
+    return sort_merge::split(src + node.lo, node.mid - node.lo, src + node.mid, node.hi - node.mid, k, order(comp));
   }
 
   void find_start(int piece, Comp& comp) {
@@ -352,26 +393,38 @@ class ParallelSort {
   std::vector<std::unique_ptr<Barrier>> barriers_;
   std::vector<PieceState> pieces_;
   std::vector<LeafState> leaves_;
+  std::vector<sort_merge::Presorted> presorted_;  // per participant, step 0
+  Barrier* checked_ = nullptr;                    // all participants, after step 0
+  std::atomic<int> out_of_order_{0};              // chunks not in order after step 0
   Latch start_{1};
   bool cancelled_ = false;  // written before start_ opens
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
 };
 
+// The kernel a sort of these elements uses: the active one for integer
+// keys, else the scalar code.
+template <class It, class Comp>
+sort_simd::Isa sort_isa() {
+  return kUsesKeyKernels<It, Comp> ? sort_simd::active() : sort_simd::Isa::Scalar;
+}
+
+// The shortest chunk worth a worker of its own (sort.hpp documents the
+// rule): 8192 keys with a SIMD kernel (about 40 us of sorting, as long as
+// starting the participants and their barriers), else 4096 elements.
+// Measured on the 2-core development VM: below twice this, the serial sort
+// was as fast.
+inline std::size_t min_chunk(sort_simd::Isa isa) { return isa == sort_simd::Isa::Scalar ? 4096 : 8192; }
+
 // Sorts [first, first + n) on the calling ULT's runtime by `layout`.
 template <class It, class Comp>
 void parallel_sort_with_layout(It first, std::size_t n, Comp& comp, bool stable, const sort_plan::Layout& layout) {
   sort_plan::validate(layout, this_ult::num_workers());
-  const sort_simd::Isa isa = kUsesKeyKernels<It, Comp> ? sort_simd::active() : sort_simd::Isa::Scalar;
-  const sort_plan::Plan plan = sort_plan::make_plan(layout, n, isa != sort_simd::Isa::Scalar);
+  const sort_simd::Isa isa = sort_isa<It, Comp>();
+  const sort_plan::Plan plan = sort_plan::make_plan(layout, n, isa != sort_simd::Isa::Scalar, min_chunk(isa));
   if (plan.participants.size() < 2) return serial_sort(first, n, comp, stable);
   ParallelSort<It, Comp>(first, n, comp, stable, plan, isa).run();
 }
-
-// The inputs shorter than this sort serially, without starting a runtime
-// (sort.hpp documents it): below two minimum chunks there is nothing to
-// share.
-inline constexpr std::size_t kSerialCutoff = 2 * sort_plan::kMinChunk;
 
 // Entry point of parallel_sort and parallel_stable_sort.
 template <class It, class Comp>
@@ -381,7 +434,8 @@ void sort_entry(It first, It last, Comp comp, bool stable, const char* name) {
   if (distance < 0) throw std::invalid_argument(std::string(name) + ": last comes before first");
   const auto n = static_cast<std::size_t>(distance);
   if (n < 2) return;
-  if (n < kSerialCutoff) return serial_sort(first, n, comp, stable);
+  // Below two chunks there is nothing to share: no runtime is needed.
+  if (n < 2 * min_chunk(sort_isa<It, Comp>())) return serial_sort(first, n, comp, stable);
   run_on_ult([&] {
     const Runtime* rt = Runtime::current();
     parallel_sort_with_layout(first, n, comp, stable, sort_plan::layout_of(*rt, this_ult::worker_index()));

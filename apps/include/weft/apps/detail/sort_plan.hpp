@@ -119,15 +119,13 @@ struct Plan {
   std::vector<int> socket_order;   // sockets in array order (the cross-socket tree's leaf order)
 };
 
-// The minimum chunk: no participant sorts fewer elements than this, so
-// inputs shorter than twice this sort serially (see sort.hpp).
-inline constexpr std::size_t kMinChunk = 4096;
-
 // Builds the plan for n elements over up to max_participants seats of the
-// layout (0 = all; fewer when n / kMinChunk is smaller). Participants are
+// layout (0 = all), and no more than n / min_chunk of them (at least one),
+// so that no chunk is shorter than min_chunk elements. Participants are
 // taken round-robin over the sockets (destination first, then by latency
 // from it), distinct cores before SMT siblings: MCTOP-PLACE's RR placement.
 // `smt_weights` gives non-first contexts of a core the 1/3 share.
-Plan make_plan(const Layout& layout, std::size_t n, bool smt_weights, int max_participants = 0);
+Plan make_plan(const Layout& layout, std::size_t n, bool smt_weights, std::size_t min_chunk,
+               int max_participants = 0);
 
 }  // namespace weft::detail::sort_plan
