@@ -54,6 +54,8 @@ struct Measurement {
 
 // Monotonic nanoseconds (steady_clock).
 double now_ns();
+// Resident set size of this process now, in bytes (/proc/self/statm).
+double resident_bytes();
 
 // Options common to every suite.
 struct Options {

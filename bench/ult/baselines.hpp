@@ -13,6 +13,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../harness.hpp"
 
@@ -59,6 +60,22 @@ long skynet_fibers(long leaves, int width);
 // buffered_channel per node + join; fresh fixedsize_stack / warm pooled stacks (16 KiB)
 Measurement boost_fiber_skynet(long leaves, int width);
 Measurement boost_fiber_skynet_pooled(long leaves, int width);
+
+// ---- parked: `n` fibers (16 KiB stacks) each wait on one condition at once,
+// then all are woken and joined (the shape of weft_parked; same metrics).
+Measurement boost_fiber_parked(long n);
+
+// The phases and memory of a parked-ULTs run, as extra metrics (shared by
+// weft's row and the baselines): t0 spawn starts, t1 all spawned, t2 all
+// parked (resident bytes rss0 before, rss1 then), t3 all joined.
+inline std::vector<Metric> parked_metrics(long n, double t0, double t1, double t2, double t3, double rss0,
+                                          double rss1) {
+  const double k = static_cast<double>(n);
+  return {{"spawn", "ns/ULT", (t1 - t0) / k},
+          {"start+park", "ns/ULT", (t2 - t1) / k},
+          {"wake+join", "ns/ULT", (t3 - t2) / k},
+          {"rss", "KiB/ULT", (rss1 - rss0) / k / 1024}};
+}
 
 // ---- wake-up latency of a sleeping worker: a worker that has gone to sleep
 // in the kernel (idle for `idle_us` microseconds) is handed work; the time

@@ -96,6 +96,38 @@ Measurement boost_fiber_create_join_batch(long count) {
 }
 Measurement boost_fiber_create_join_batch_pooled(long count) { return batch(warm_pool(), count); }
 
+Measurement boost_fiber_parked(long n) {
+  boost::fibers::mutex m;
+  boost::fibers::condition_variable cv;
+  bool open = false;
+  long arrived = 0, finished = 0;
+  std::vector<boost::fibers::fiber> fs;
+  fs.reserve(static_cast<std::size_t>(n));
+  const double rss0 = resident_bytes();
+  const double t0 = now_ns();
+  for (long i = 0; i < n; ++i)
+    fs.emplace_back(std::allocator_arg, boost::fibers::fixedsize_stack(kSmallStack), [&] {
+      ++arrived;
+      std::unique_lock lock(m);
+      cv.wait(lock, [&] { return open; });
+      ++finished;
+    });
+  const double t1 = now_ns();
+  while (arrived < n) boost::this_fiber::yield();
+  boost::this_fiber::yield();  // the last ones reach their wait
+  const double t2 = now_ns();
+  const double rss1 = resident_bytes();
+  {
+    std::lock_guard lock(m);
+    open = true;
+  }
+  cv.notify_all();
+  for (auto& f : fs) f.join();
+  const double t3 = now_ns();
+  check(finished, n, "boost.fiber parked count");
+  return {t3 - t0, static_cast<double>(n), parked_metrics(n, t0, t1, t2, t3, rss0, rss1)};
+}
+
 // ---- skynet, after Boost.Fiber's performance/fiber/skynet_join.cpp (itself
 // after github.com/atemerev/skynet): each node starts `div` children with
 // launch::dispatch, each child pushes its sum into the node's channel, the

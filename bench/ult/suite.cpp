@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/runtime/config.hpp>
+
 namespace weft::bench::ult {
 namespace {
 
@@ -23,11 +25,12 @@ struct Sizes {
   int fib_n;
   long skynet_leaves;
   int wake_samples, wake_idle_us;
+  std::vector<long> parked;  // ULTs parked at once
 };
 
 Sizes sizes(bool quick) {
-  if (quick) return {100'000, 5'000, 10'000, 10'000, 300, 300, 25, 100'000, 40, 2000};
-  return {1'000'000, 50'000, 100'000, 100'000, 2'000, 1'000, 30, 1'000'000, 200, 2000};
+  if (quick) return {100'000, 5'000, 10'000, 10'000, 300, 300, 25, 100'000, 40, 2000, {10'000}};
+  return {1'000'000, 50'000, 100'000, 100'000, 2'000, 1'000, 30, 1'000'000, 200, 2000, {100'000, 1'000'000}};
 }
 
 std::vector<Case> ult_cases(const Options& o) {
@@ -98,6 +101,21 @@ std::vector<Case> ult_cases(const Options& o) {
     c.add("weft 2 workers", [=] { return weft_skynet_on(2, leaves, 10); });
     c.add("boost.fiber 16KiB stacks", [=] { return boost_fiber_skynet(leaves, 10); });
     c.add("boost.fiber 16KiB warm pool", [=] { return boost_fiber_skynet_pooled(leaves, 10); });
+    cases.push_back(std::move(c));
+  }
+
+  for (long parked : s.parked) {
+    constexpr std::size_t kSmall = 16 * 1024;
+    const bool huge = parked > 100'000;  // 10^6 default-size stacks would reserve 256 GiB
+    Case c("parked/" + n(parked),
+           n(parked) + " ULTs each park on one latch at once, then all are woken and joined; " +
+               "16 KiB stacks" + (huge ? "" : " (and weft's default 256 KiB)"),
+           "ns/ULT");
+    c.add(kWeft, [=] { return weft_parked(1, parked, kSmall); });
+    c.add("weft 2 workers", [=] { return weft_parked(2, parked, kSmall); });
+    c.add("weft cold stacks", [=] { return weft_parked(1, parked, kSmall, true); });
+    if (!huge) c.add("weft default stacks", [=] { return weft_parked(1, parked, Config{}.stack_size); });
+    c.add("boost.fiber 16KiB stacks", [=] { return boost_fiber_parked(parked); });
     cases.push_back(std::move(c));
   }
 

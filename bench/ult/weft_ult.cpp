@@ -110,6 +110,37 @@ Measurement weft_skynet_on(int workers, long leaves, int width) {
 
 Measurement weft_skynet(long leaves, int width) { return weft_skynet_on(1, leaves, width); }
 
+Measurement weft_parked(int workers, long n, std::size_t stack_size, bool cold) {
+  Config c = workers_config(workers);
+  c.stack_size = stack_size;
+  if (cold) release_unused_stacks();
+  Runtime rt(c);
+  return rt.spawn_on(0, [&] {
+      Latch gate(1);
+      std::atomic<long> arrived{0}, finished{0};
+      std::vector<Ult<void>> ults;
+      ults.reserve(static_cast<std::size_t>(n));
+      const double rss0 = resident_bytes();
+      const double t0 = now_ns();
+      for (long i = 0; i < n; ++i)
+        ults.push_back(spawn([&] {
+          arrived.fetch_add(1, std::memory_order_relaxed);
+          gate.wait();
+          finished.fetch_add(1, std::memory_order_relaxed);
+        }));
+      const double t1 = now_ns();
+      while (arrived.load(std::memory_order_acquire) < n) this_ult::yield();
+      this_ult::yield();  // the last ones reach their wait
+      const double t2 = now_ns();
+      const double rss1 = resident_bytes();
+      gate.count_down();
+      for (auto& u : ults) u.join();
+      const double t3 = now_ns();
+      check(finished.load(), n, "weft parked count");
+      return Measurement{t3 - t0, static_cast<double>(n), parked_metrics(n, t0, t1, t2, t3, rss0, rss1)};
+    }).join();
+}
+
 Measurement weft_wakeup(int samples, int idle_us) {
   Runtime rt(workers_config(1));
   rt.run([] {});

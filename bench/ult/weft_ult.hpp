@@ -7,6 +7,8 @@
 // one line shown beside that case.
 #pragma once
 
+#include <cstddef>
+
 #include "../harness.hpp"
 
 namespace weft::bench::ult {
@@ -27,6 +29,14 @@ Measurement weft_skynet(long leaves, int width);
 // A worker idle (asleep) for `idle_us` is handed a ULT `samples` times;
 // total_ns = sum of hand-off-to-start latencies, ops = samples.
 Measurement weft_wakeup(int samples, int idle_us);
+
+// `n` ULTs (stacks of `stack_size` bytes) each park on one Latch at once,
+// then all are woken and joined, on `workers` workers; ops = n. Extra
+// metrics: the phases (spawn, start+park, wake+finish+join, ns/ULT) and the
+// resident memory each parked ULT adds (KiB/ULT). cold: the process's cached
+// stacks give their memory back first (weft::release_unused_stacks), so every
+// stack page is faulted in anew, as in a fresh process.
+Measurement weft_parked(int workers, long n, std::size_t stack_size, bool cold = false);
 
 // The same on `workers` workers (the ULTs are stealable).
 Measurement weft_create_join_on(int workers, long count);

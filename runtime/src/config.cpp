@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "steal_order.hpp"
+#include "machine_topology.hpp"
 #include "weft/runtime/config.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "weft/sched/omp_places.hpp"
@@ -108,6 +108,9 @@ Config Config::from_env(Config base) {
       // An unknown name is reported when the workers are placed.
     }
   }
+  if (const char* v = std::getenv("WEFT_MAX_ULTS"))
+    base.max_ults = parse_integer("WEFT_MAX_ULTS", v, 0, std::numeric_limits<long long>::max(),
+                                  "a count of ULTs (0 = derived from this machine's memory)");
   if (const char* v = std::getenv("WEFT_IDLE_SPIN_US"))
     base.idle_spin_us = static_cast<int>(
         parse_integer("WEFT_IDLE_SPIN_US", v, 0, 10'000'000, "microseconds from 0 to 10000000"));

@@ -1,10 +1,11 @@
-// Runtime start-up and shutdown, and the entry points the public headers use:
-// spawn submission, join, park/unpark, this_ult.
+// A Runtime's life: start-up (workers, placement, steal order), shutdown, the
+// registry of live runtimes, and spawn submission.
 
 #include "weft/runtime/runtime.hpp"
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,56 +15,46 @@
 #include <thread>
 
 #include "futex.hpp"
+#include "runtime_impl.hpp"
 #include "stack_overflow.hpp"
+#include "machine_topology.hpp"
 #include "steal_order.hpp"
 #include "weft/runtime/this_ult.hpp"
 #include "weft/sched/cpuset.hpp"
+#include "weft/sched/numa_memory.hpp"
 #include "worker.hpp"
+#include "worker_placement.hpp"
 
 namespace weft {
 namespace detail {
 
-namespace {
-
-std::mutex registry_mutex;
-std::vector<RuntimeImpl*> live_runtimes;  // most recent last
-
-std::vector<int> choose_cpus(Config& config) {
-  std::vector<int> allowed = sched::allowed_cpus();
-  auto allowed_text = [&] {
-    std::string s;
-    for (int c : allowed) s += (s.empty() ? "" : ",") + std::to_string(c);
-    return s;
-  };
-  if (config.workers < 0)
-    throw std::invalid_argument("weft: Config::workers = " + std::to_string(config.workers) +
-                                " is negative (0 means one worker per allowed CPU)");
-  if (!config.cpus.empty()) {
-    if (config.workers == 0) config.workers = static_cast<int>(config.cpus.size());
-    if (static_cast<int>(config.cpus.size()) != config.workers)
-      throw std::invalid_argument("weft: Config::cpus lists " + std::to_string(config.cpus.size()) +
-                                  " CPUs but Config::workers is " + std::to_string(config.workers));
-    for (int cpu : config.cpus)
-      if (config.pin_workers && std::find(allowed.begin(), allowed.end(), cpu) == allowed.end())
-        throw std::invalid_argument("weft: Config::cpus names CPU " + std::to_string(cpu) +
-                                    ", which this process may not run on (allowed: " +
-                                    allowed_text() + ")");
-    return config.cpus;
-  }
-  if (config.workers == 0) config.workers = sched::default_worker_count();
-  if (config.workers > static_cast<int>(allowed.size())) {
-    if (config.pin_workers)
-      throw std::invalid_argument(
-          "weft: Config::workers = " + std::to_string(config.workers) + " but only " +
-          std::to_string(allowed.size()) + " CPUs are allowed to this process (" + allowed_text() +
-          "); use fewer workers, or set pin_workers = false (WEFT_PIN=0) to oversubscribe");
-    std::vector<int> cpus(static_cast<std::size_t>(config.workers), -1);
-    return cpus;
-  }
-  return place_workers(config, allowed);
+std::mutex& registry_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<RuntimeImpl*>& live_runtimes() {
+  static std::vector<RuntimeImpl*> runtimes;
+  return runtimes;
 }
 
+namespace {
+// Config::max_ults = 0: physical memory / 8 KiB, and no more stacks than fit
+// in 2^46 bytes of address space.
+std::uint64_t default_ult_limit(const Config& config) {
+  const auto pages = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES));
+  const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  const std::uint64_t by_memory = pages * page / 8192;
+  const std::uint64_t per_stack = 2 * ((config.stack_size + page - 1) / page * page) + page;
+  const std::uint64_t by_address_space = (std::uint64_t{1} << 46) / per_stack;
+  return std::max<std::uint64_t>(1, std::min(by_memory, by_address_space));
+}
 }  // namespace
+
+// The loader thread and the runtime share this; whichever is left last frees it.
+struct RuntimeImpl::TopologyLoad {
+  std::mutex mutex;
+  RuntimeImpl* runtime;  // null once the runtime has stopped
+};
 
 RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
     : owner(owner_object), config_(Config::from_env(config)) {
@@ -72,7 +63,11 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
                                 " bytes is too small (at least 16K)");
   if (config_.idle_spin_us < 0)
     throw std::invalid_argument("weft: Config::idle_spin_us must not be negative");
-  std::vector<int> cpus = choose_cpus(config_);
+  if (config_.max_ults < 0)
+    throw std::invalid_argument("weft: Config::max_ults = " + std::to_string(config_.max_ults) +
+                                " is negative (0 means derived from this machine's memory)");
+  ult_limit_ = config_.max_ults > 0 ? static_cast<std::uint64_t>(config_.max_ults) : default_ult_limit(config_);
+  std::vector<int> cpus = worker_cpus_for(config_);
   for (int i = 0; i < config_.workers; ++i) {
     const int cpu = cpus[static_cast<std::size_t>(i)];
     const int node = config_.pin_workers ? sched::os_node_of_cpu(cpu) : -1;
@@ -86,20 +81,31 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
   set_steal_orders(load_later ? round_robin_orders(config_.workers) : steal_orders(config_, cpus));
   retain_overflow_handler();
   for (auto& w : workers_) w->start();
-  if (load_later)
-    topology_loader_ = std::thread([this, cpus] {
-      // SCHED_IDLE: the load must not take a CPU from a worker that wakes up
-      // (with normal priority it delayed the first tasks by milliseconds).
-      sched_param idle{};
-      pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
-      try {
-        set_steal_orders(steal_orders(config_, cpus));
-      } catch (const std::exception& e) {
+  if (load_later) start_topology_loader(std::move(cpus));
+  std::lock_guard lock(registry_mutex());
+  live_runtimes().push_back(this);
+}
+
+void RuntimeImpl::start_topology_loader(std::vector<int> cpus) {
+  topology_load_ = std::make_shared<TopologyLoad>();
+  topology_load_->runtime = this;
+  // Detached: a runtime that stops first only tells it so (shutdown()); the
+  // machine model it loads stays cached for the process (steal_order.cpp).
+  std::thread([load = topology_load_, config = config_, cpus = std::move(cpus)] {
+    // SCHED_IDLE: the load must not take a CPU from a worker that wakes up
+    // (with normal priority it delayed the first tasks by milliseconds).
+    sched_param idle{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+    try {
+      auto orders = steal_orders(config, cpus);
+      std::lock_guard lock(load->mutex);
+      if (load->runtime) load->runtime->set_steal_orders(orders);
+    } catch (const std::exception& e) {
+      std::lock_guard lock(load->mutex);
+      if (load->runtime)
         std::fprintf(stderr, "weft: no topology for the steal order (%s); workers steal round-robin\n", e.what());
-      }
-    });
-  std::lock_guard lock(registry_mutex);
-  live_runtimes.push_back(this);
+    }
+  }).detach();
 }
 
 void RuntimeImpl::set_steal_orders(const std::vector<std::vector<int>>& orders) {
@@ -138,8 +144,9 @@ void RuntimeImpl::shutdown() {
   }
   shut_down_ = true;
   {
-    std::lock_guard lock(registry_mutex);
-    live_runtimes.erase(std::remove(live_runtimes.begin(), live_runtimes.end(), this), live_runtimes.end());
+    std::lock_guard lock(registry_mutex());
+    auto& live = live_runtimes();
+    live.erase(std::remove(live.begin(), live.end(), this), live.end());
   }
   shutdown_waiting.store(true, std::memory_order_seq_cst);
   using clock = std::chrono::steady_clock;
@@ -163,10 +170,13 @@ void RuntimeImpl::shutdown() {
     }
     futex_wait(&quiesce_word, seq, std::chrono::milliseconds(50));
   }
+  if (topology_load_) {
+    std::lock_guard lock(topology_load_->mutex);
+    topology_load_->runtime = nullptr;  // the loader may finish later; it will not touch us
+  }
   stopping.store(true, std::memory_order_seq_cst);
   for (auto& w : workers_) w->wake_up();
   for (auto& w : workers_) w->join_thread();
-  if (topology_loader_.joinable()) topology_loader_.join();
 }
 
 void RuntimeImpl::wake_idle_worker(const Worker* near) {
@@ -189,15 +199,15 @@ Stats RuntimeImpl::stats() const {
   return s;
 }
 
-// ------------------------------------------------------------ entry points
+// ------------------------------------------------------------ spawn submission
 
 RuntimeImpl* current_runtime_or_throw() {
   if (tls_worker) return tls_worker->runtime();
-  std::lock_guard lock(registry_mutex);
-  if (live_runtimes.empty())
+  std::lock_guard lock(registry_mutex());
+  if (live_runtimes().empty())
     throw std::logic_error("weft::spawn called outside a ULT while no weft::Runtime is running; "
                            "construct a weft::Runtime first (or use Runtime::spawn)");
-  return live_runtimes.back();
+  return live_runtimes().back();
 }
 
 void check_worker_index(RuntimeImpl* rt, int pinned_worker) {
@@ -207,22 +217,9 @@ void check_worker_index(RuntimeImpl* rt, int pinned_worker) {
                             std::to_string(rt->num_workers() - 1) + ")");
 }
 
-Task* allocate_task() {
-  if (Worker* w = tls_worker) return w->allocate_task_block();
-  return ::new (::operator new(kTaskBlockBytes, std::align_val_t{64})) Task{};
-}
-
-void free_task_block(Task* t) {
-  t->~Task();
-  if (Worker* w = tls_worker) {
-    w->free_task_block(t);
-    return;
-  }
-  ::operator delete(static_cast<void*>(t), std::align_val_t{64});
-}
-
-void submit_new(Task* t, RuntimeImpl* rt, int pinned) {
-  t->pinned = pinned;
+void submit_new(TaskBase* base, RuntimeImpl* rt, int pinned) {
+  Task* t = as_task(base);
+  t->pinned = static_cast<std::int16_t>(pinned);
   t->runtime = rt;
   t->refs.store(2, std::memory_order_relaxed);  // the handle and the queue entry
   t->claim.store(pinned >= 0 ? 1 : 0, std::memory_order_relaxed);
@@ -252,134 +249,7 @@ void submit_new(Task* t, RuntimeImpl* rt, int pinned) {
   t->home->enqueue_remote(t);
 }
 
-// The Task that stands for a plain (non-worker) thread when it blocks.
-struct ExternalThread {
-  Task* task;
-  ExternalThread() : task(::new (::operator new(kTaskBlockBytes, std::align_val_t{64})) Task{}) {
-    task->kind = TaskKind::external;
-    task->refs.store(1, std::memory_order_relaxed);
-  }
-  ~ExternalThread() { release(task, 1); }
-};
-
-Task* current_task() {
-  if (Worker* w = tls_worker) return w->current();
-  thread_local ExternalThread self;
-  return self.task;
-}
-
-void report_detached_exception(Task* t) {
-  try {
-    std::rethrow_exception(t->error);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "weft: ULT #%llu ended with an exception nobody joined: %s\n",
-                 static_cast<unsigned long long>(t->id), e.what());
-  } catch (...) {
-    std::fprintf(stderr, "weft: ULT #%llu ended with a non-standard exception nobody joined\n",
-                 static_cast<unsigned long long>(t->id));
-  }
-}
-
-void release(Task* t, std::uint32_t n) {
-  // Holding every reference means nobody else can touch it: skip the RMW.
-  if (t->refs.load(std::memory_order_acquire) != n &&
-      t->refs.fetch_sub(n, std::memory_order_acq_rel) != n)
-    return;
-  if (t->kind == TaskKind::external) {
-    t->~Task();
-    ::operator delete(static_cast<void*>(t), std::align_val_t{64});
-    return;
-  }
-  if (t->error) report_detached_exception(t);
-  if (t->drop_payload) t->drop_payload(t);
-  free_task_block(t);
-}
-
-void retain(Task* t) { t->refs.fetch_add(1, std::memory_order_relaxed); }
-
 }  // namespace detail
-
-// ------------------------------------------------------------ park / unpark
-
-namespace detail {
-// park() for a plain thread: a futex on its stand-in task's wake word.
-void park_external() {
-  Task* self = current_task();
-  if (self->wake.exchange(0, std::memory_order_acq_rel) == 1) return;
-  std::uint32_t expected = 0;
-  if (!self->wake.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
-    self->wake.store(0, std::memory_order_relaxed);  // an unpark slipped in
-    return;
-  }
-  while (self->wake.load(std::memory_order_acquire) == 2) futex_wait(&self->wake, 2);
-  self->wake.store(0, std::memory_order_relaxed);
-}
-
-bool park_external_until(std::chrono::steady_clock::time_point deadline) {
-  Task* self = current_task();
-  if (self->wake.exchange(0, std::memory_order_acq_rel) == 1) return true;
-  std::uint32_t expected = 0;
-  if (!self->wake.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
-    self->wake.store(0, std::memory_order_relaxed);  // an unpark slipped in
-    return true;
-  }
-  while (self->wake.load(std::memory_order_acquire) == 2) {
-    const auto left = deadline - std::chrono::steady_clock::now();
-    if (left <= std::chrono::steady_clock::duration::zero()) {
-      std::uint32_t parked = 2;
-      if (self->wake.compare_exchange_strong(parked, 0, std::memory_order_acq_rel)) return false;
-      break;  // unparked just now
-    }
-    futex_wait(&self->wake, 2, std::chrono::duration_cast<std::chrono::nanoseconds>(left));
-  }
-  self->wake.store(0, std::memory_order_relaxed);
-  return true;
-}
-}  // namespace detail
-
-void unpark(UltRef ref) {
-  using namespace detail;
-  auto* t = static_cast<Task*>(ref.raw());
-  if (t->kind == TaskKind::external) {
-    if (t->wake.exchange(1, std::memory_order_acq_rel) == 2) futex_wake(&t->wake, 1);
-    return;
-  }
-  std::uint32_t v = t->wake.load(std::memory_order_acquire);
-  for (;;) {
-    if (v == 1) return;  // a token is already pending
-    if (v == 0) {
-      if (t->wake.compare_exchange_weak(v, 1, std::memory_order_acq_rel)) return;
-      continue;
-    }
-    if (t->wake.compare_exchange_weak(v, 0, std::memory_order_acq_rel)) break;  // parked: ours to resume
-  }
-  Worker* home = t->home;
-  if (tls_worker == home)
-    home->make_ready(t);
-  else
-    home->enqueue_remote(t);
-}
-
-namespace this_ult {
-
-void sleep_for(std::chrono::nanoseconds d) {
-  detail::Worker* w = detail::tls_worker;
-  if (!w) {
-    std::this_thread::sleep_for(d);
-    return;
-  }
-  detail::TimerEntry entry{std::chrono::steady_clock::now() + d, w->current()};
-  w->add_timer(&entry);
-  while (!entry.fired) park();
-}
-
-bool inside() { return detail::tls_worker != nullptr; }
-int worker_index() { return detail::tls_worker ? detail::tls_worker->index() : -1; }
-int num_workers() { return detail::tls_worker ? detail::tls_worker->runtime()->num_workers() : 0; }
-std::uint64_t id() { return detail::tls_worker ? detail::tls_worker->current()->id : 0; }
-UltRef ref() { return UltRef(detail::current_task()); }
-
-}  // namespace this_ult
 
 // ------------------------------------------------------------ Runtime
 
@@ -395,12 +265,15 @@ std::vector<int> Runtime::worker_cpus() const {
 }
 Stats Runtime::stats() const { return impl_->stats(); }
 const sched::Topology& Runtime::topology() const { return detail::machine_topology(impl_->config().topology_file); }
+void Runtime::shutdown() { impl_->shutdown(); }
+
+void release_unused_stacks() { detail::StackCache::trim_all_depots(); }
 
 Runtime* Runtime::current() {
   if (detail::tls_worker) return detail::tls_worker->runtime()->owner;
-  std::lock_guard lock(detail::registry_mutex);
-  return detail::live_runtimes.empty() ? nullptr : detail::live_runtimes.back()->owner;
+  std::lock_guard lock(detail::registry_mutex());
+  auto& live = detail::live_runtimes();
+  return live.empty() ? nullptr : live.back()->owner;
 }
-void Runtime::shutdown() { impl_->shutdown(); }
 
 }  // namespace weft

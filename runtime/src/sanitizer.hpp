@@ -1,8 +1,13 @@
 #pragma once
 // Tells AddressSanitizer and ThreadSanitizer about fiber switches, so both
-// understand that a worker thread runs many stacks. No-ops in normal builds.
+// understand that a worker thread runs many stacks (internal). Every function
+// is a no-op in normal builds.
+
+#include <pthread.h>
 
 #include <cstddef>
+
+#include "task.hpp"
 
 #if defined(WEFT_ASAN)
 extern "C" {
@@ -22,44 +27,72 @@ void __tsan_switch_to_fiber(void* fiber, unsigned flags);
 
 namespace weft::detail::sanitizer {
 
-// Called on the old stack just before switching to the stack [bottom, bottom+size).
-// `fake_stack_save` is null when the old stack is finished for good.
-inline void start_switch([[maybe_unused]] void** fake_stack_save, [[maybe_unused]] const void* bottom,
-                         [[maybe_unused]] std::size_t size, [[maybe_unused]] void* tsan_fiber) {
+// Called on `from`'s stack just before switching to `to`, whose stack is
+// [bottom, bottom + size) (a ULT's stack; ignored for the thread contexts,
+// which carry their own). from_done: `from` never runs again.
+inline void start_switch([[maybe_unused]] Task* from, [[maybe_unused]] bool from_done, [[maybe_unused]] Task* to,
+                         [[maybe_unused]] std::size_t ult_stack_bytes) {
 #if defined(WEFT_ASAN)
-  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
+  const void* bottom = to->stack_lo ? static_cast<const void*>(to->stack_lo) : to->asan_stack_bottom;
+  const std::size_t size = to->stack_lo ? ult_stack_bytes : to->asan_stack_size;
+  __sanitizer_start_switch_fiber(from_done ? nullptr : &from->asan_fake_stack, bottom, size);
 #endif
 #if defined(WEFT_TSAN)
-  __tsan_switch_to_fiber(tsan_fiber, 0);
+  __tsan_switch_to_fiber(to->tsan_fiber, 0);
 #endif
 }
 
-// Called first thing on the new stack after a switch.
-inline void finish_switch([[maybe_unused]] void* fake_stack_save) {
+// Called first thing on the resumed side of a switch.
+inline void finish_switch([[maybe_unused]] Task* resumed) {
 #if defined(WEFT_ASAN)
   const void* old_bottom = nullptr;
   std::size_t old_size = 0;
-  __sanitizer_finish_switch_fiber(fake_stack_save, &old_bottom, &old_size);
+  __sanitizer_finish_switch_fiber(resumed->asan_fake_stack, &old_bottom, &old_size);
 #endif
 }
 
-inline void* create_fiber() {
+// A ULT's context was made on a stack of its own / is gone for good.
+inline void context_created([[maybe_unused]] Task* t) {
 #if defined(WEFT_TSAN)
-  return __tsan_create_fiber(0);
-#else
-  return nullptr;
+  t->tsan_fiber = __tsan_create_fiber(0);
 #endif
 }
-inline void* current_fiber() {
+inline void context_destroyed([[maybe_unused]] Task* t) {
 #if defined(WEFT_TSAN)
-  return __tsan_get_current_fiber();
-#else
-  return nullptr;
+  if (t->tsan_fiber) __tsan_destroy_fiber(t->tsan_fiber);
+  t->tsan_fiber = nullptr;
 #endif
 }
-inline void destroy_fiber([[maybe_unused]] void* fiber) {
+
+// `child` runs on `owner`'s stack (Worker::run_inline): for TSan it is the
+// same fiber, so a switch back to `child` switches to that fiber.
+inline void borrow_context([[maybe_unused]] Task* child, [[maybe_unused]] const Task* owner) {
 #if defined(WEFT_TSAN)
-  if (fiber) __tsan_destroy_fiber(fiber);
+  child->tsan_fiber = owner->tsan_fiber;
+#endif
+}
+inline void end_borrow([[maybe_unused]] Task* child) {
+#if defined(WEFT_TSAN)
+  child->tsan_fiber = nullptr;
+#endif
+}
+
+// A context that runs on the calling thread's own stack (a worker's
+// scheduling loop): remember that stack and the thread's TSan fiber.
+inline void adopt_thread([[maybe_unused]] Task* t) {
+#if defined(WEFT_TSAN)
+  t->tsan_fiber = __tsan_get_current_fiber();
+#endif
+#if defined(WEFT_ASAN)
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* addr = nullptr;
+    std::size_t size = 0;
+    pthread_attr_getstack(&attr, &addr, &size);
+    t->asan_stack_bottom = addr;
+    t->asan_stack_size = size;
+    pthread_attr_destroy(&attr);
+  }
 #endif
 }
 

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <mutex>
 
-#include "stack_pool.hpp"
 #include "worker.hpp"
 
 namespace weft::detail {
@@ -40,16 +39,17 @@ void on_fault(int sig, siginfo_t* info, void* uctx) {
   Task* t = w ? w->current() : nullptr;
   if (t && t->stack_lo) {
     auto* addr = static_cast<char*>(info->si_addr);
-    char* guard_lo = t->stack_lo - StackPool::guard_bytes();
+    char* guard_lo = t->stack_lo - sysconf(_SC_PAGESIZE);
     // Within the guard page, or a large frame that jumped a little past it.
     if (addr < t->stack_lo && addr >= guard_lo - 64 * 1024) {
+      // The same words as Worker::report_stack_overflow, async-signal-safe.
       put("weft: stack overflow in ULT #");
       put_number(t->id);
       put(" on worker ");
       put_number(static_cast<std::uint64_t>(w->index()));
-      put(": it used all of its ");
-      put_number(t->stack_size);
-      put("-byte stack and hit the guard page below it.\n"
+      put(": it ran into the guard page below its stack (its stack: ");
+      put_number(w->stack_bytes());
+      put(" bytes, twice Config::stack_size).\n"
           "weft: raise the ULT stack size with Config::stack_size or the environment variable "
           "WEFT_STACK_SIZE (e.g. WEFT_STACK_SIZE=1M).\n");
       signal(SIGABRT, SIG_DFL);

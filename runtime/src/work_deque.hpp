@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "weft/runtime/detail/task.hpp"
+#include "task.hpp"
 #include "weft/sched/numa_memory.hpp"
 
 namespace weft::detail {
@@ -20,7 +20,7 @@ class WorkDeque {
  public:
   struct Entry {
     Task* task = nullptr;
-    std::uint64_t ticket = 0;
+    std::uint32_t ticket = 0;
   };
 
   // capacity: a power of two; os_node: where the arrays live (-1: anywhere).
@@ -31,7 +31,7 @@ class WorkDeque {
   }
 
   // Owner only.
-  void push(Task* t, std::uint64_t ticket) {
+  void push(Task* t, std::uint32_t ticket) {
     std::int64_t b = bottom_.load(std::memory_order_relaxed);
     std::int64_t top = top_.load(std::memory_order_acquire);
     Array* a = array_.load(std::memory_order_relaxed);
@@ -47,9 +47,10 @@ class WorkDeque {
   Entry pop_entry() {
     std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     Array* a = array_.load(std::memory_order_relaxed);
-    bottom_.store(b, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    std::int64_t t = top_.load(std::memory_order_relaxed);
+    // The paper's "store bottom; seq_cst fence; load top" as one seq_cst
+    // exchange and a seq_cst load (xchg + mov on x86: cheaper than mfence).
+    bottom_.exchange(b, std::memory_order_seq_cst);
+    std::int64_t t = top_.load(std::memory_order_seq_cst);
     if (t > b) {
       bottom_.store(b + 1, std::memory_order_relaxed);
       return {};
@@ -73,7 +74,7 @@ class WorkDeque {
   }
 
   // Any thread: the ticket of the oldest entry; false if empty (racy hint).
-  bool peek_top_ticket(std::uint64_t& ticket) const {
+  bool peek_top_ticket(std::uint32_t& ticket) const {
     std::int64_t t = top_.load(std::memory_order_acquire);
     std::int64_t b = bottom_.load(std::memory_order_acquire);
     if (t >= b) return false;
@@ -106,7 +107,7 @@ class WorkDeque {
   struct Array {
     struct Slot {
       std::atomic<Task*> task{nullptr};
-      std::atomic<std::uint64_t> ticket{0};
+      std::atomic<std::uint32_t> ticket{0};
     };
     static constexpr std::size_t kSlotsOffset = 64;
 
@@ -122,10 +123,10 @@ class WorkDeque {
     };
 
     Task* task(std::int64_t i) const { return slots[i & mask].task.load(std::memory_order_relaxed); }
-    std::uint64_t ticket(std::int64_t i) const {
+    std::uint32_t ticket(std::int64_t i) const {
       return slots[i & mask].ticket.load(std::memory_order_relaxed);
     }
-    void put(std::int64_t i, Task* t, std::uint64_t ticket) {
+    void put(std::int64_t i, Task* t, std::uint32_t ticket) {
       slots[i & mask].task.store(t, std::memory_order_relaxed);
       slots[i & mask].ticket.store(ticket, std::memory_order_relaxed);
     }

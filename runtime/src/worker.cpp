@@ -1,24 +1,26 @@
-// The per-core scheduler: context switches, fair yield, park/unpark, join,
-// work stealing, timers and sleeping idle workers. See worker.hpp for where a
-// ready ULT waits and docs/runtime.md for the design.
+// The per-core scheduler: context switches, where yield picks the next ULT,
+// join's fast paths (run the child inline or switch straight to it), work
+// stealing, timers and sleeping idle workers. See worker.hpp for where a
+// ready ULT waits, park.cpp for park/unpark and docs/runtime.md for the design.
 
 #include "worker.hpp"
-
-#include <pthread.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <thread>
 
 #include "futex.hpp"
-#include "weft/runtime/this_ult.hpp"
+#include "runtime_impl.hpp"
 #include "sanitizer.hpp"
 #include "stack_overflow.hpp"
+#include "weft/runtime/this_ult.hpp"
+#include "weft/runtime/ult.hpp"
 #include "weft/sched/cpuset.hpp"
+#include "weft/sched/numa_memory.hpp"
 
 namespace bctx = boost::context::detail;
 
@@ -28,36 +30,21 @@ namespace weft::detail {
 
 __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker = nullptr;
 
-namespace {
-
-const void* stack_bottom_of(const Task* t) {
-  return t->stack_lo ? static_cast<const void*>(t->stack_lo) : t->asan_stack_bottom;
-}
-std::size_t stack_size_of(const Task* t) { return t->stack_lo ? t->stack_size : t->asan_stack_size; }
-
-void remember_thread_stack([[maybe_unused]] Task* t) {
-#if defined(WEFT_ASAN)
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-    void* addr = nullptr;
-    std::size_t size = 0;
-    pthread_attr_getstack(&attr, &addr, &size);
-    t->asan_stack_bottom = addr;
-    t->asan_stack_size = size;
-    pthread_attr_destroy(&attr);
-  }
-#endif
-}
-
-}  // namespace
-
 // First thing a context runs after a switch: finish the sanitizer switch,
 // save the suspended context, run the post-switch action for it.
 void on_resume(void* from_ctx, void* from_task) {
   Worker* w = tls_worker;
-  sanitizer::finish_switch(w->current_->asan_fake_stack);
+  sanitizer::finish_switch(w->current_);
   auto* from = static_cast<Task*>(from_task);
   from->ctx = from_ctx;
+  // A canary-guarded stack (no guard page) is checked whenever its ULT
+  // switches away: the saved stack pointer must lie inside it, the canary intact.
+  if (from->stack_guard == StackGuard::canary) [[unlikely]] {
+    if (static_cast<char*>(from_ctx) < from->stack_lo)
+      w->report_stack_overflow(from, "its saved stack pointer lies below its stack");
+    if (!stack_canary_intact(from->stack_lo))
+      w->report_stack_overflow(from, "the canary word at the bottom of its stack was overwritten");
+  }
   w->run_post_switch(from);
 }
 
@@ -81,22 +68,28 @@ void* Worker::operator new(std::size_t bytes, OnNode where) {
 void Worker::operator delete(void* p, OnNode) noexcept { sched::free_node_memory(p, sizeof(Worker)); }
 void Worker::operator delete(void* p) noexcept { sched::free_node_memory(p, sizeof(Worker)); }
 
+namespace {
+std::size_t round_to_pages(std::size_t bytes) {
+  const std::size_t page = 4096;
+  return (bytes + page - 1) / page * page;
+}
+}  // namespace
+
 Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
     : rt_(rt), index_(index), os_cpu_(os_cpu), os_node_(os_node),
       deque_(1024, os_node),
-      stacks_(rt->config().stack_size, static_cast<std::size_t>(rt->config().stack_pool_limit), os_node) {
+      // Twice the configured size: a ULT joined before it starts runs on its
+      // joiner's stack while the configured size is still free there.
+      stacks_(2 * round_to_pages(rt->config().stack_size), static_cast<std::size_t>(rt->config().stack_pool_limit),
+              os_node),
+      inline_min_free_(round_to_pages(rt->config().stack_size) + 1024),
+      blocks_(static_cast<std::size_t>(rt->config().stack_pool_limit) * 16, os_node) {
   scheduler_.kind = TaskKind::scheduler;
   scheduler_.home = this;
   current_ = &scheduler_;
 }
 
-Worker::~Worker() {
-  while (task_pool_) {
-    Task* t = task_pool_;
-    task_pool_ = t->next;
-    ::operator delete(static_cast<void*>(t), std::align_val_t{64});
-  }
-}
+Worker::~Worker() = default;
 
 void Worker::start() { thread_ = std::thread([this] { thread_main(); }); }
 void Worker::join_thread() {
@@ -107,8 +100,7 @@ void Worker::thread_main() {
   tls_worker = this;
   if (rt_->config().pin_workers) sched::pin_current_thread(os_cpu_);
   altstack_ = install_overflow_altstack();
-  scheduler_.tsan_fiber = sanitizer::current_fiber();
-  remember_thread_stack(&scheduler_);
+  sanitizer::adopt_thread(&scheduler_);
   while (true) {
     Task* next = find_work();
     if (!next) next = idle();
@@ -124,11 +116,25 @@ void Worker::thread_main() {
 
 // ---------------------------------------------------------------- switching
 
+namespace {
+// Stacks sit at page-multiple strides, so the tops of all stacks (where a
+// suspended ULT's saved registers are) would share a few cache sets and evict
+// each other when many ULTs take turns. A ULT starts below its stack's top
+// by a per-stack offset of 0..63 cache lines (out of the doubled stack's
+// headroom), which spreads them over the sets.
+std::size_t stack_color(const char* lo) {
+  const auto page_number = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(lo) >> 12);
+  return ((page_number * 0x9E3779B1u) >> 26) * 64;  // Fibonacci hash: 6 bits
+}
+}  // namespace
+
 void Worker::start_context(Task* t) {
-  t->stack_lo = stacks_.acquire();
-  t->stack_size = stacks_.usable_bytes();
-  t->ctx = bctx::make_fcontext(t->stack_lo + t->stack_size, t->stack_size, &task_trampoline);
-  t->tsan_fiber = sanitizer::create_fiber();
+  Stack s = stacks_.acquire();
+  t->stack_lo = s.lo;
+  t->stack_guard = s.guard;
+  const std::size_t size = stacks_.usable_bytes() - stack_color(s.lo);
+  t->ctx = bctx::make_fcontext(s.lo + size, size, &task_trampoline);
+  sanitizer::context_created(t);
   t->home = this;
 }
 
@@ -139,8 +145,7 @@ WEFT_ALWAYS_INLINE void Worker::switch_to(Task* next, PostSwitch action) {
   if (!next->ctx) start_context(next);
   current_ = next;
   ++switches_;
-  sanitizer::start_switch(action == PostSwitch::finish ? nullptr : &prev->asan_fake_stack,
-                          stack_bottom_of(next), stack_size_of(next), next->tsan_fiber);
+  sanitizer::start_switch(prev, action == PostSwitch::finish, next, stacks_.usable_bytes());
   bctx::transfer_t t = bctx::jump_fcontext(next->ctx, prev);
   on_resume(t.fctx, t.data);
 }
@@ -154,26 +159,48 @@ void Worker::run_post_switch(Task* from) {
     case PostSwitch::park: {
       // Now that its context is saved, the parked ULT may be resumed: publish
       // "parked" unless an unpark arrived while it was switching away.
-      std::uint32_t expected = 0;
-      if (!from->wake.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
-        from->wake.store(0, std::memory_order_relaxed);
+      std::uint32_t expected = kNoToken;
+      if (!from->wake.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel)) {
+        from->wake.store(kNoToken, std::memory_order_relaxed);  // the token is consumed: run again
         make_ready(from);
       }
       break;
     }
     case PostSwitch::finish:
       release_stack(from);
-      sanitizer::destroy_fiber(from->tsan_fiber);
-      from->tsan_fiber = nullptr;
+      sanitizer::context_destroyed(from);
       if (from->runner_ref) release(from, 1);
       break;
   }
 }
 
 void Worker::release_stack(Task* t) {
-  stacks_.release(t->stack_lo);
+  if (t->stack_guard == StackGuard::canary && !stack_canary_intact(t->stack_lo))
+    report_stack_overflow(t, "the canary word at the bottom of its stack was overwritten");
+  stacks_.release({t->stack_lo, t->stack_guard});
   t->stack_lo = nullptr;
   t->ctx = nullptr;
+}
+
+void Worker::report_stack_overflow(const Task* t, const char* how) const {
+  std::fprintf(stderr,
+               "weft: stack overflow in ULT #%llu on worker %d: %s (its stack: %zu bytes, twice "
+               "Config::stack_size).\n"
+               "weft: raise the ULT stack size with Config::stack_size or the environment variable "
+               "WEFT_STACK_SIZE (e.g. WEFT_STACK_SIZE=1M).\n",
+               static_cast<unsigned long long>(t->id), index_, how, stacks_.usable_bytes());
+  std::abort();
+}
+
+void Worker::check_ult_limit() const {
+  const std::uint64_t live = rt_->live_ults();
+  if (live < rt_->ult_limit()) return;
+  throw UltLimitError("weft: cannot spawn another ULT: this runtime has " + std::to_string(live) +
+                      " live ULTs, the most Config::max_ults allows (" + std::to_string(rt_->ult_limit()) +
+                      "); each reserves a " + std::to_string(stacks_.usable_bytes()) +
+                      "-byte stack (twice Config::stack_size) once it runs. Raise the limit with "
+                      "Config::max_ults or WEFT_MAX_ULTS, or lower Config::stack_size / WEFT_STACK_SIZE "
+                      "if memory is what runs out");
 }
 
 // ---------------------------------------------------------------- queues
@@ -191,15 +218,15 @@ WEFT_ALWAYS_INLINE void Worker::enqueue_ready(Task* t) {
 }
 
 void Worker::push_new(Task* t) {
-  bool was_empty = deque_.empty();
+  // Wake a sleeping worker to steal it, if none is awake and looking (the
+  // sleepers count is read first: it is rarely written, while the deque's
+  // top is a line thieves keep writing). No fence between the push and the
+  // check: a worker falling asleep at this very moment may miss the push,
+  // which idle() bounds by sleeping a short while first (see there).
+  const bool wake = rt_->sleepers.load(std::memory_order_relaxed) > 0 && deque_.empty() &&
+                    rt_->searching.load(std::memory_order_relaxed) == 0;
   deque_.push(t, next_ticket_++);
-  if (was_empty) {
-    // Pairs with the sleeper's fetch_add on `sleepers` and re-check of the deques.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (rt_->sleepers.load(std::memory_order_seq_cst) > 0 &&
-        rt_->searching.load(std::memory_order_seq_cst) == 0)
-      rt_->wake_idle_worker(this);
-  }
+  if (wake) rt_->wake_idle_worker(this);
 }
 
 void Worker::enqueue_remote(Task* t) {
@@ -245,12 +272,13 @@ bool Worker::claim_for_run(Task* t) {
   return false;
 }
 
+// Yield's choice: the oldest of the ready FIFO's head and the deque's top.
 Task* Worker::pick_next() {
   if (inbox_.load(std::memory_order_relaxed)) drain_inbox();
   if (!timers_.empty() && (++picks_ & 63) == 0) poll_timers();
   for (;;) {
-    std::uint64_t top_ticket = 0;
-    if (deque_.peek_top_ticket(top_ticket) && (!ready_head_ || top_ticket < ready_head_->ticket)) {
+    std::uint32_t top_ticket = 0;
+    if (deque_.peek_top_ticket(top_ticket) && (!ready_head_ || ticket_before(top_ticket, ready_head_->ticket))) {
       Task* t = nullptr;
       auto r = deque_.steal(t);
       if (r == WorkDeque::StealResult::ok) {
@@ -261,7 +289,12 @@ Task* Worker::pick_next() {
     }
     if (Task* t = ready_head_) {
       ready_head_ = t->next;
-      if (!ready_head_) ready_tail_ = nullptr;
+      if (ready_head_)
+        // The ULT after it will likely run next: start fetching its saved
+        // context (on its stack: often a TLB and cache miss by now).
+        __builtin_prefetch(ready_head_->ctx);
+      else
+        ready_tail_ = nullptr;
       return t;
     }
     return nullptr;
@@ -316,16 +349,31 @@ Task* Worker::idle() {
   }
   rt_->searching.fetch_sub(1, std::memory_order_seq_cst);
 
+  // Idle: give back the memory of stacks that have gone unused for a while.
+  const bool more_to_trim = StackCache::trim_idle_depots();
+
   std::uint32_t seq = futex_word_.load(std::memory_order_seq_cst);
   sleeping_.store(true, std::memory_order_seq_cst);
   rt_->sleepers.fetch_add(1, std::memory_order_seq_cst);
   bool work_visible = inbox_.load(std::memory_order_seq_cst) != nullptr || rt_->any_stealable_work() ||
                       rt_->stopping.load(std::memory_order_seq_cst);
   if (!work_visible) {
-    auto timeout = time_to_next_timer();
+    // push_new checks for sleepers without a fence, so a push racing with
+    // this fall into sleep can go unseen by both sides: the first sleep is
+    // short, and the deques are looked at again after it.
+    auto timeout = timers_.time_to_next(clock::now());
+    const auto first_nap = std::chrono::microseconds(200);
+    const bool nap = timeout.count() < 0 || timeout > first_nap;
+    if (nap) timeout = first_nap;
     if (timeout.count() != 0) {
       ++sleeps_;
       futex_wait(&futex_word_, seq, timeout);
+      if (nap && futex_word_.load(std::memory_order_seq_cst) == seq && !rt_->any_stealable_work() &&
+          !inbox_.load(std::memory_order_seq_cst) && !rt_->stopping.load(std::memory_order_seq_cst)) {
+        auto rest = timers_.time_to_next(clock::now());
+        if (more_to_trim && (rest.count() < 0 || rest > std::chrono::seconds(1))) rest = std::chrono::seconds(1);
+        futex_wait(&futex_word_, seq, rest);
+      }
       ++wakeups_;
     }
   }
@@ -351,9 +399,9 @@ WEFT_ALWAYS_INLINE void Worker::yield() {
   switch_to(next, PostSwitch::none);
 }
 
-WEFT_ALWAYS_INLINE void Worker::park_current() {
+void Worker::park_current() {
   Task* self = current_;
-  if (self->wake.exchange(0, std::memory_order_acq_rel) == 1) return;  // a pending unpark
+  if (self->wake.exchange(kNoToken, std::memory_order_acq_rel) == kToken) return;  // a pending unpark
   ++parks_;
   Task* next = pick_next();
   switch_to(next ? next : &scheduler_, PostSwitch::park);
@@ -369,7 +417,7 @@ void Worker::finish_current() {
     self->done.store(kFinished, std::memory_order_release);
   } else {
     std::uint32_t old = self->done.fetch_or(kFinished, std::memory_order_acq_rel);
-    if (old & kJoinerParked) unpark(UltRef(self->joiner));
+    if (old & kJoinerParked) unpark(UltRef(static_cast<TaskBase*>(self->joiner)));
     next = pick_next();
     if (!next) next = &scheduler_;
   }
@@ -378,8 +426,55 @@ void Worker::finish_current() {
   __builtin_unreachable();
 }
 
-// Join fast path: `child` (unstarted, now ours) runs at once on this worker;
-// its finish switches straight back here.
+// Whether the stack the caller runs on has the configured stack size free
+// below the current frame, so that a child can run on it (run_inline).
+WEFT_ALWAYS_INLINE bool Worker::stack_has_room_for_inline(const Task* self) const {
+  const char* sp = static_cast<const char*>(__builtin_frame_address(0));
+  return self->stack_lo && static_cast<std::size_t>(sp - self->stack_lo) >= inline_min_free_;
+}
+
+// Join fast path, cheapest form: `child` (unstarted, now ours) runs as a
+// plain call on the joiner's own stack: no stack of its own, no switch. Its
+// joiner is waiting for exactly this child, so if the child parks, the
+// joiner's frames below it waiting with it changes nothing (Argobots runs
+// ULTs "on the creator's stack" the same way).
+WEFT_ALWAYS_INLINE void Worker::run_inline(Task* child, Task* self, bool entry_ref) {
+  child->home = this;
+  child->runner_ref = entry_ref;
+  child->stack_lo = self->stack_lo;
+  child->stack_guard = self->stack_guard;
+  child->stack_borrowed = true;
+  sanitizer::borrow_context(child, self);
+  current_ = child;
+  ++inline_runs_;
+  try {
+    child->body(child);
+  } catch (...) {
+    child->error = std::current_exception();
+  }
+  // Same worker: a started ULT (the joiner, whose stack this is) never moves.
+  current_ = self;
+  sanitizer::end_borrow(child);
+  child->stack_lo = nullptr;
+  child->stack_borrowed = false;
+  child->ctx = nullptr;
+  ++finished;
+  child->done.store(kFinished, std::memory_order_release);  // its only joiner is `self`
+  if (rt_->shutdown_waiting.load(std::memory_order_relaxed)) rt_->note_finished();
+  if (entry_ref) {
+    // The entry's reference and the handle's (held by `self`, the joiner)
+    // are usually the only ones left: then a plain store drops one.
+    if (child->refs.load(std::memory_order_acquire) == 2)
+      child->refs.store(1, std::memory_order_relaxed);
+    else
+      release(child, 1);
+  } else {
+    trim_stale_entries();
+  }
+}
+
+// Join fast path when the joiner's stack has no room: `child` runs at once
+// on its own stack; its finish switches straight back here.
 WEFT_ALWAYS_INLINE void Worker::run_claimed_child(Task* child, Task* self, bool entry_ref) {
   child->home = this;
   child->runner_ref = entry_ref;
@@ -392,6 +487,8 @@ WEFT_ALWAYS_INLINE void Worker::run_claimed_child(Task* child, Task* self, bool 
 // for the first live one, which is pushed back).
 void Worker::trim_stale_entries() {
   while (true) {
+    const Task* bottom = deque_.peek_bottom();
+    if (!bottom || bottom->claim.load(std::memory_order_acquire) == 0) return;  // live: nothing to trim
     WorkDeque::Entry e = deque_.pop_entry();
     if (!e.task) return;
     if (e.task->claim.load(std::memory_order_acquire) == 0) {
@@ -404,82 +501,39 @@ void Worker::trim_stale_entries() {
 
 WEFT_ALWAYS_INLINE bool Worker::try_run_unstarted(Task* child) {
   Task* self = current_;
+  bool entry_ref;
   // Only the owner moves the bottom, so pop() yields `child` or, if a thief
   // won the race for the last entry, nothing.
   if (deque_.peek_bottom() == child && deque_.pop() == child) {
     child->claim.store(1, std::memory_order_relaxed);  // its only entry is ours
-    run_claimed_child(child, self, true);
-    return true;
+    entry_ref = true;
+  } else {
+    std::uint32_t expected = 0;
+    if (!child->claim.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return false;
+    entry_ref = false;  // its deque entry stays behind, stale
   }
-  std::uint32_t expected = 0;
-  if (child->claim.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
-    run_claimed_child(child, self, false);
-    return true;
-  }
-  return false;
+  if (stack_has_room_for_inline(self))
+    run_inline(child, self, entry_ref);
+  else
+    run_claimed_child(child, self, entry_ref);
+  return true;
 }
 
 // ---------------------------------------------------------------- timers
 
-namespace {
-bool timer_later(const TimerEntry* a, const TimerEntry* b) { return a->deadline > b->deadline; }
-}  // namespace
-
 void Worker::add_timer(TimerEntry* e) {
-  timers_.push_back(e);
-  std::push_heap(timers_.begin(), timers_.end(), timer_later);
+  timers_.add(e);
   rt_->pending_timers.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Worker::cancel_timer(TimerEntry* e) {
-  if (e->fired) return;
-  auto it = std::find(timers_.begin(), timers_.end(), e);
-  if (it == timers_.end()) return;
-  timers_.erase(it);
-  std::make_heap(timers_.begin(), timers_.end(), timer_later);
-  rt_->pending_timers.fetch_sub(1, std::memory_order_relaxed);
+  if (timers_.cancel(e)) rt_->pending_timers.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void Worker::poll_timers() {
-  auto now = std::chrono::steady_clock::now();
-  while (!timers_.empty() && timers_.front()->deadline <= now) {
-    std::pop_heap(timers_.begin(), timers_.end(), timer_later);
-    TimerEntry* e = timers_.back();
-    timers_.pop_back();
-    e->fired = true;
-    rt_->pending_timers.fetch_sub(1, std::memory_order_relaxed);
-    unpark(UltRef(e->task));
-  }
-}
-
-std::chrono::nanoseconds Worker::time_to_next_timer() const {
-  if (timers_.empty()) return std::chrono::nanoseconds(-1);
-  auto d = timers_.front()->deadline - std::chrono::steady_clock::now();
-  return std::max(std::chrono::duration_cast<std::chrono::nanoseconds>(d), std::chrono::nanoseconds(0));
-}
-
-// ---------------------------------------------------------------- task blocks
-
-Task* Worker::allocate_task_block() {
-  void* mem;
-  if (task_pool_) {
-    mem = task_pool_;
-    task_pool_ = task_pool_->next;
-    --task_pool_size_;
-  } else {
-    mem = ::operator new(kTaskBlockBytes, std::align_val_t{64});
-  }
-  return ::new (mem) Task{};
-}
-
-void Worker::free_task_block(Task* t) {
-  if (task_pool_size_ < static_cast<std::size_t>(rt_->config().stack_pool_limit) * 16) {
-    t->next = task_pool_;
-    task_pool_ = t;
-    ++task_pool_size_;
-    return;
-  }
-  ::operator delete(static_cast<void*>(t), std::align_val_t{64});
+  const std::size_t fired = timers_.fire_due(std::chrono::steady_clock::now(),
+                                             [](TimerEntry* e) { unpark(UltRef(static_cast<TaskBase*>(e->task))); });
+  if (fired) rt_->pending_timers.fetch_sub(static_cast<std::int64_t>(fired), std::memory_order_relaxed);
 }
 
 WorkerStats Worker::stats() const {
@@ -494,17 +548,19 @@ WorkerStats Worker::stats() const {
   s.parks = parks_.get();
   s.sleeps = sleeps_.get();
   s.wakeups = wakeups_.get();
+  s.inline_runs = inline_runs_.get();
   return s;
 }
 
 // ---------------------------------------------------------------- entry points
 // The out-of-line functions ULTs call to switch; everything below them is inlined.
 
-void wait_finished(Task* t) {
-  if (t->done.load(std::memory_order_acquire) & kFinished) return;
+void wait_finished(TaskBase* base) {
+  if (base->done.load(std::memory_order_acquire) & kFinished) return;
+  Task* t = as_task(base);
   Worker* w = tls_worker;
   if (w && t->pinned < 0 && t->runtime == w->runtime() && w->try_run_unstarted(t)) return;
-  t->joiner = current_task();
+  t->joiner = as_task(current_task());
   if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) return;
   while (!(t->done.load(std::memory_order_acquire) & kFinished)) park();
 }
@@ -518,27 +574,6 @@ void this_ult::yield() {
     w->yield();
   else
     std::this_thread::yield();
-}
-
-void park() {
-  if (detail::Worker* w = detail::tls_worker)
-    w->park_current();
-  else
-    detail::park_external();
-}
-
-bool park_until(std::chrono::steady_clock::time_point deadline) {
-  detail::Worker* w = detail::tls_worker;
-  if (!w) return detail::park_external_until(deadline);
-  if (std::chrono::steady_clock::now() >= deadline) return false;
-  // A started ULT stays on its worker, so the timer is armed and cancelled
-  // on the same (owner-only) heap.
-  detail::TimerEntry entry{deadline, w->current()};
-  w->add_timer(&entry);
-  w->park_current();
-  if (entry.fired) return false;
-  w->cancel_timer(&entry);
-  return true;
 }
 
 }  // namespace weft

@@ -1,6 +1,5 @@
 #pragma once
-// A worker: one pinned kernel thread that runs ULTs, and the runtime that
-// owns the workers (internal).
+// A worker: one pinned kernel thread that runs ULTs (internal).
 //
 // Where a ready ULT waits:
 //   ready_  owner-only FIFO of started (and pinned) ULTs, in ticket order;
@@ -8,26 +7,28 @@
 //   inbox_  lock-free stack other threads push to (remote wake-ups, spawn_on).
 // pick_next() takes whichever of ready_'s head and deque_'s top has the
 // older ticket, so yield is strictly round-robin over everything ready.
+//
+// Where a ULT runs: on a stack of its own from the worker's StackCache,
+// taken when it first runs and given back when it finishes; or, when its
+// joiner runs it before it started (join's fast path), on the joiner's stack
+// as a plain call (run_inline), as long as that stack has room.
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <thread>
 #include <vector>
 
-#include "stack_pool.hpp"
-#include "weft/runtime/config.hpp"
-#include "weft/runtime/detail/task.hpp"
+#include "stack_allocator.hpp"
+#include "task.hpp"
+#include "task_block_pool.hpp"
+#include "timer_heap.hpp"
 #include "weft/runtime/stats.hpp"
 #include "work_deque.hpp"
 
-namespace weft {
-class Runtime;
-}
-
 namespace weft::detail {
+
+class RuntimeImpl;
 
 // Relaxed counter written by its owner only, readable by anyone.
 struct Counter {
@@ -39,14 +40,6 @@ struct Counter {
 // What the resumed side does with the task that just switched away.
 enum class PostSwitch : std::uint8_t { none, park, finish };
 
-// A sleeping ULT's entry in its worker's timer heap (lives on the ULT's stack).
-struct TimerEntry {
-  std::chrono::steady_clock::time_point deadline;
-  Task* task;
-  bool fired = false;
-};
-
-class Worker;
 void task_entry(void*);
 void on_resume(void*, void*);
 
@@ -76,22 +69,32 @@ class Worker final {
   // frames), so each extra frame on the resumed side costs a few ns.
   Task* current() const { return current_; }
   inline void yield();
-  inline void park_current();
+  void park_current();  // out of line: park.cpp's park()/park_until() call it
   [[noreturn]] void finish_current();
-  void make_ready(Task* t);           // started or pinned ULT, FIFO
-  void push_new(Task* t);             // new stealable ULT
+  void make_ready(Task* t);  // started or pinned ULT, FIFO
+  void push_new(Task* t);    // new stealable ULT
   // Join fast path: runs the unstarted `child` right now on this worker if it
   // can claim it; returns after the child finished. False if it could not.
   inline bool try_run_unstarted(Task* child);
+  bool has_other_ready_work() const {
+    return ready_head_ || !deque_.empty() || inbox_.load(std::memory_order_relaxed);
+  }
+  TimerHeap& timers() { return timers_; }
   void add_timer(TimerEntry* e);
   void cancel_timer(TimerEntry* e);  // no-op once it fired
-  Task* allocate_task_block();
-  void free_task_block(Task* t);
-  void release_stack(Task* t);
+  // Task blocks (task_block_pool.hpp).
+  // allocate_task_block() throws UltLimitError at the runtime's ULT limit
+  // (checked whenever the free list runs dry: every few hundred spawns).
+  Task* allocate_task_block() {
+    if (!blocks_.has_free()) [[unlikely]] check_ult_limit();
+    return ::new (blocks_.allocate()) Task{};
+  }
+  void free_task_block(void* block) { blocks_.free(block); }  // the Task in it already destroyed
+  std::size_t stack_bytes() const { return stacks_.usable_bytes(); }
 
   // --- any thread ---
-  void enqueue_remote(Task* t);       // inbox push, wakes the worker
-  void wake_up();                     // futex wake if sleeping
+  void enqueue_remote(Task* t);  // inbox push, wakes the worker
+  void wake_up();                // futex wake if sleeping
   bool sleeping() const { return sleeping_.load(std::memory_order_seq_cst); }
   bool has_stealable_work() const { return !deque_.empty(); }
   WorkerStats stats() const;
@@ -121,6 +124,8 @@ class Worker final {
   Task* find_work();
   Task* idle();
   inline void run_claimed_child(Task* child, Task* self, bool entry_ref);
+  inline void run_inline(Task* child, Task* self, bool entry_ref);
+  inline bool stack_has_room_for_inline(const Task* self) const;
   void trim_stale_entries();
   void drain_inbox();
   void poll_timers();
@@ -129,7 +134,9 @@ class Worker final {
   inline void enqueue_ready(Task* t);
   void start_context(Task* t);
   void run_post_switch(Task* from);
-  std::chrono::nanoseconds time_to_next_timer() const;
+  void release_stack(Task* t);
+  [[noreturn]] void report_stack_overflow(const Task* t, const char* how) const;
+  void check_ult_limit() const;
 
   RuntimeImpl* rt_;
   int index_;
@@ -143,7 +150,7 @@ class Worker final {
   // ready FIFO (owner only)
   Task* ready_head_ = nullptr;
   Task* ready_tail_ = nullptr;
-  std::uint64_t next_ticket_ = 1;
+  std::uint32_t next_ticket_ = 1;
   std::uint32_t picks_ = 0;
 
   WorkDeque deque_;
@@ -151,64 +158,25 @@ class Worker final {
   alignas(64) std::atomic<std::uint32_t> futex_word_{0};
   std::atomic<bool> sleeping_{false};
 
-  std::vector<TimerEntry*> timers_;  // min-heap on deadline
+  TimerHeap timers_;
   std::vector<Worker*> victim_lists_[2];
   int victim_lists_set_ = 0;
   std::atomic<const std::vector<Worker*>*> victims_{&victim_lists_[0]};
-  StackPool stacks_;
-  Task* task_pool_ = nullptr;
-  std::size_t task_pool_size_ = 0;
+  StackCache stacks_;
+  std::size_t inline_min_free_;  // stack bytes a ULT run inline must find free (the configured size)
+  TaskBlockPool blocks_;
   std::uint64_t ids_ = 0;
   std::thread thread_;
   void* altstack_ = nullptr;
 
-  Counter switches_, yields_, steals_, parks_, sleeps_, wakeups_;
-};
-
-// The shared part of one weft::Runtime.
-class RuntimeImpl {
- public:
-  RuntimeImpl(const Config& config, Runtime* owner);
-  ~RuntimeImpl();
-
-  void shutdown();
-  int num_workers() const { return static_cast<int>(workers_.size()); }
-  Worker& worker(int i) { return *workers_[i]; }
-  const Config& config() const { return config_; }
-  Stats stats() const;
-
-  // Wakes one sleeping worker if nobody is already looking for work.
-  void wake_idle_worker(const Worker* near);
-  bool any_stealable_work() const;
-  std::uint64_t live_ults() const;
-  void note_finished();  // a ULT finished: shutdown() may be waiting
-
-  std::atomic<int> searching{0};  // workers spinning for work
-  std::atomic<int> sleepers{0};
-  std::atomic<bool> stopping{false};
-  std::atomic<std::uint64_t> external_spawns{0};
-  std::atomic<std::int64_t> pending_timers{0};
-  std::atomic<std::uint32_t> round_robin{0};
-  std::atomic<std::uint32_t> quiesce_word{0};
-  std::atomic<bool> shutdown_waiting{false};
-  Runtime* const owner;  // the public object
-
- private:
-  Config config_;
-  void set_steal_orders(const std::vector<std::vector<int>>& orders);
-
-  std::vector<std::unique_ptr<Worker>> workers_;
-  std::thread topology_loader_;  // computes the topology steal order after start-up
-  bool shut_down_ = false;
+  Counter switches_, yields_, steals_, parks_, sleeps_, wakeups_, inline_runs_;
 };
 
 // The worker running on this thread (null on other threads). initial-exec: a
 // plain %fs-relative load, not a __tls_get_addr call, on every scheduler path.
 extern __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker;
 
-void task_entry(void* transfer);           // first frame of every ULT stack
-void park_external();                      // park() outside a ULT
-bool park_external_until(std::chrono::steady_clock::time_point deadline);  // false: timed out
+void task_entry(void* transfer);  // first frame of every ULT stack
 void on_resume(void* from_ctx, void* from_task);
 
 }  // namespace weft::detail

@@ -1,5 +1,6 @@
 // Spawn, join, detach, futures, exceptions, bulk spawn, calls from outside.
 
+#include <array>
 #include <atomic>
 #include <stdexcept>
 #include <string>
@@ -219,6 +220,83 @@ TEST(UltOutside, SpawnWithoutRuntimeIsAClearError) {
   } catch (const std::logic_error& e) {
     EXPECT_NE(std::string(e.what()).find("no weft::Runtime is running"), std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace weft::test
+
+// ---- join's fast path: a ULT joined before it started runs on its joiner's
+// stack (Worker::run_inline), and behaves exactly like one on its own stack.
+namespace weft::test {
+namespace {
+
+class InlineJoin : public WorkersTest {};
+INSTANTIATE_TEST_SUITE_P(Workers, InlineJoin, ::testing::Values(1, 2));
+
+TEST_P(InlineJoin, AChildJoinedBeforeItStartsRunsInline) {
+  Config c = config();
+  c.workers = 1;  // with two, the other worker may steal the child first
+  Runtime rt(c);
+  const auto ids = rt.spawn_on(0, [] {
+    const std::uint64_t parent = this_ult::id();
+    auto child = spawn([] { return this_ult::id(); });
+    const std::uint64_t child_id = child.id();
+    const std::uint64_t seen = child.join();
+    return std::array<std::uint64_t, 3>{parent, child_id, seen};
+  }).join();
+  EXPECT_NE(ids[0], ids[1]);
+  EXPECT_EQ(ids[1], ids[2]) << "this_ult::id() inside the child must be the child's";
+  EXPECT_GT(rt.stats().total().inline_runs, 0u);
+}
+
+// The inline child parks (its joiner's frames wait below it) and is woken by
+// another ULT; both then finish normally.
+TEST_P(InlineJoin, AnInlineChildMayParkAndBeWokenFromAnotherUlt) {
+  Runtime rt(config());
+  rt.run([] {
+    for (int round = 0; round < 200; ++round) {
+      Latch gate(1);
+      std::atomic<bool> child_waiting{false};
+      auto opener = spawn([&] {
+        while (!child_waiting.load()) this_ult::yield();
+        gate.count_down();
+      });
+      auto child = spawn([&] {
+        child_waiting.store(true);
+        gate.wait();
+        this_ult::yield();
+        return round;
+      });
+      EXPECT_EQ(child.join(), round);
+      opener.join();
+    }
+  });
+}
+
+TEST_P(InlineJoin, ExceptionsAndResultsOfInlineChildrenReachTheJoiner) {
+  Runtime rt(config());
+  rt.run([] {
+    auto bad = spawn([]() -> int { throw std::runtime_error("inline"); });
+    EXPECT_THROW(bad.join(), std::runtime_error);
+    auto big = spawn([] { return std::string(1000, 'x'); });
+    EXPECT_EQ(big.join().size(), 1000u);
+  });
+}
+
+// Nesting deeper than the stack has room for: children then run on stacks of
+// their own, so a chain of joins far deeper than one stack holds still works.
+int chain(int depth) {
+  if (depth == 0) return 0;
+  volatile char frame[1024];  // ~1 KiB of stack per level
+  frame[0] = 1;
+  return spawn([depth] { return chain(depth - 1); }).join() + frame[0];
+}
+
+TEST_P(InlineJoin, DeepJoinChainsFallBackToOwnStacks) {
+  Config c = config();
+  c.stack_size = 64 * 1024;  // ~128 levels fit on one (doubled) stack
+  Runtime rt(c);
+  EXPECT_EQ(rt.run([] { return chain(2000); }), 2000);
 }
 
 }  // namespace

@@ -34,12 +34,19 @@ struct Config {
   std::string topology_file;
   // How long an idle worker spins looking for work before it sleeps.
   int idle_spin_us = 50;
-  // Stacks and task blocks each worker keeps for reuse.
+  // Free stacks each worker keeps at hand (more go to a process-wide pool
+  // that every worker and later runtimes reuse); also sets how many free
+  // control blocks it keeps (16 per stack).
   int stack_pool_limit = 256;
+  // Most ULTs alive at once (spawned, not yet finished); spawn throws
+  // weft::UltLimitError past it. 0 = from the machine: physical memory / 8 KiB
+  // (a parked ULT costs about one stack page and its 256-byte control block),
+  // at most 2^46 bytes of address space / the address space one stack reserves.
+  long long max_ults = 0;
 
   // `base` with every WEFT_* variable that is set applied on top:
   // WEFT_WORKERS, WEFT_STACK_SIZE (bytes, or with K/M suffix), WEFT_PIN (0/1),
-  // WEFT_CPUS (comma list), WEFT_IDLE_SPIN_US, WEFT_PLACEMENT and
+  // WEFT_CPUS (comma list), WEFT_IDLE_SPIN_US, WEFT_MAX_ULTS, WEFT_PLACEMENT and
   // WEFT_TOPOLOGY (a topology file). Then, if base.placement and
   // base.cpus are both still empty, the OpenMP affinity variables OMP_PLACES
   // and OMP_PROC_BIND (weft/sched/omp_places.hpp): bound workers get

@@ -78,4 +78,12 @@ class Runtime {
   std::unique_ptr<detail::RuntimeImpl> impl_;
 };
 
+// Gives the memory of every cached, unused ULT stack back to the system now
+// (their address space stays reserved for reuse). Idle workers do the same by
+// themselves for stacks left unused for a second or two; this is for a
+// program that wants the memory back at once, e.g. after a burst of ULTs
+// when no runtime will go idle for a while. Stacks a live runtime's workers
+// keep at hand (Config::stack_pool_limit each) are not touched.
+void release_unused_stacks();
+
 }  // namespace weft

@@ -18,6 +18,7 @@ struct WorkerStats {
   std::uint64_t parks = 0;     // ULTs that parked (blocked) on this worker
   std::uint64_t sleeps = 0;    // times the worker went to sleep in the kernel
   std::uint64_t wakeups = 0;   // times it was woken from that sleep
+  std::uint64_t inline_runs = 0;  // ULTs run by their joiner on its own stack before they started
 };
 
 struct Stats {

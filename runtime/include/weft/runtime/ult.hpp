@@ -6,6 +6,7 @@
 // discarded). detach() lets the ULT run on unobserved.
 
 #include <cstddef>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -15,6 +16,13 @@ namespace weft {
 
 template <class T>
 class Ult;
+
+// Thrown by spawn when the runtime already has Config::max_ults live ULTs
+// (the message says how many, the stack size, and the setting to change).
+class UltLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 namespace detail {
 template <class T, class F>
@@ -55,10 +63,10 @@ class Ult {
 
   // Waits for the ULT, then returns its result or rethrows its exception.
   T join() {
-    detail::Task* t = std::exchange(task_, nullptr);
+    detail::TaskBase* t = std::exchange(task_, nullptr);
     detail::wait_finished(t);
     struct Release {
-      detail::Task* t;
+      detail::TaskBase* t;
       ~Release() { detail::release(t, 1); }
     } release{t};
     return take_(t);
@@ -66,7 +74,7 @@ class Ult {
 
   // Lets the ULT finish on its own; an exception it throws is reported on stderr.
   void detach() {
-    if (detail::Task* t = std::exchange(task_, nullptr)) detail::release(t, 1);
+    if (detail::TaskBase* t = std::exchange(task_, nullptr)) detail::release(t, 1);
   }
 
  private:
@@ -75,13 +83,13 @@ class Ult {
 
   void reset() {
     if (!task_) return;
-    detail::Task* t = std::exchange(task_, nullptr);
+    detail::TaskBase* t = std::exchange(task_, nullptr);
     detail::wait_finished(t);
     detail::release(t, 1);
   }
 
-  detail::Task* task_ = nullptr;
-  T (*take_)(detail::Task*) = nullptr;
+  detail::TaskBase* task_ = nullptr;
+  T (*take_)(detail::TaskBase*) = nullptr;
 };
 
 namespace detail {
@@ -89,7 +97,7 @@ template <class T, class F>
 Ult<T> make_ult(F&& f, RuntimeImpl* rt, int pinned_worker) {
   check_worker_index(rt, pinned_worker);
   Ult<T> handle;
-  Task* t = make_task(std::forward<F>(f));
+  TaskBase* t = make_task(std::forward<F>(f));
   handle.task_ = t;
   handle.take_ = &take_result<T, std::decay_t<F>>;
   submit_new(t, rt, pinned_worker);

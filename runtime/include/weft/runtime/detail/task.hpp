@@ -1,7 +1,10 @@
 #pragma once
-// The control block of one ULT (internal). A Task lives in a fixed-size,
-// per-worker pooled block; the user's callable, and afterwards its result,
-// are stored inline in the same block when they fit (no allocation per spawn).
+// The part of a ULT's control block that the public templates (Ult, spawn,
+// TaskGroup) use: the user's callable, afterwards its result, and the
+// finished flag (internal). The scheduler's own fields are private to the
+// runtime (runtime/src/task.hpp). A control block is one fixed-size pooled
+// block: these fields, the scheduler's, and in its second half the callable
+// and then its result when they fit (no allocation per spawn).
 
 #include <atomic>
 #include <cstddef>
@@ -14,70 +17,45 @@
 
 namespace weft::detail {
 
-class Worker;
 class RuntimeImpl;
 
-inline constexpr std::size_t kTaskBlockBytes = 256;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr std::size_t kTaskPayloadOffset = 256;  // room for the sanitizers' per-context fields
+#else
+inline constexpr std::size_t kTaskPayloadOffset = 128;
+#endif
+inline constexpr std::size_t kTaskBlockBytes = kTaskPayloadOffset + 128;
+inline constexpr std::size_t kTaskInlineBytes = kTaskBlockBytes - kTaskPayloadOffset;
 
-enum class TaskKind : std::uint8_t { ult, scheduler, external };
-
-// Bits of Task::done.
+// Bits of TaskBase::done.
 inline constexpr std::uint32_t kFinished = 1;       // body returned or threw
-inline constexpr std::uint32_t kJoinerParked = 2;   // Task::joiner waits for kFinished
+inline constexpr std::uint32_t kJoinerParked = 2;   // a joiner waits for kFinished
 
-struct Task {
-  // --- scheduling (owner worker only, unless noted) ---
-  void* ctx = nullptr;            // saved boost fcontext_t while suspended
-  Task* next = nullptr;           // intrusive link: ready FIFO or inbox
-  Worker* home = nullptr;         // worker it runs on once started (or is pinned to)
-  RuntimeImpl* runtime = nullptr; // runtime it was spawned on
-  Task* continuation = nullptr;   // local joiner that handed its worker to this task
-  std::uint64_t ticket = 0;       // FIFO order among the worker's ready ULTs
-  char* stack_lo = nullptr;       // usable stack [stack_lo, stack_lo + stack_size)
-  std::size_t stack_size = 0;
-  // --- payload ---
-  void (*body)(Task*) = nullptr;          // runs the callable, stores the result
-  void (*drop_payload)(Task*) = nullptr;  // destroys callable/result still held
-  void* payload_heap = nullptr;           // payload when it does not fit inline
-  std::exception_ptr error;               // what the body threw
-  // --- shared state ---
-  std::atomic<std::uint32_t> refs{0};   // handle + queue entry + runner
-  std::atomic<std::uint32_t> claim{0};  // 0 = unstarted, 1 = started (arbitrates who runs it)
-  std::atomic<std::uint32_t> done{0};   // kFinished | kJoinerParked
-  std::atomic<std::uint32_t> wake{0};   // park token: 0 none, 1 pending, 2 parked
-  Task* joiner = nullptr;               // published by the kJoinerParked bit
-  // --- identity and tooling ---
-  std::uint64_t id = 0;
-  std::int32_t pinned = -1;   // worker index it must run on, -1 = stealable
-  TaskKind kind = TaskKind::ult;
+struct TaskBase {
+  void (*body)(TaskBase*) = nullptr;          // runs the callable, stores the result
+  void (*drop_payload)(TaskBase*) = nullptr;  // destroys callable/result still held
+  void* payload_heap = nullptr;               // payload when it does not fit inline
+  std::exception_ptr error;                   // what the body threw
+  std::uint64_t id = 0;                       // process-unique
+  std::atomic<std::uint32_t> done{0};         // kFinished | kJoinerParked
   bool payload_started = false;
   bool has_result = false;
-  bool runner_ref = false;  // whoever runs it holds one of `refs` until it finishes
-  void* tsan_fiber = nullptr;
-  void* asan_fake_stack = nullptr;
-  const void* asan_stack_bottom = nullptr;  // for scheduler/external contexts
-  std::size_t asan_stack_size = 0;
 };
 
-// The payload lives in the rest of the block, after the header.
-inline constexpr std::size_t kTaskHeaderBytes = (sizeof(Task) + 15) / 16 * 16;
-inline constexpr std::size_t kTaskInlineBytes = kTaskBlockBytes - kTaskHeaderBytes;
-static_assert(kTaskInlineBytes >= 64, "task block too small for inline payloads");
-inline unsigned char* task_storage(Task* t) {
-  return reinterpret_cast<unsigned char*>(t) + kTaskHeaderBytes;
+inline unsigned char* task_storage(TaskBase* t) {
+  return reinterpret_cast<unsigned char*>(t) + kTaskPayloadOffset;
 }
 
-// --- the runtime's internal entry points used by the public templates ---
-Task* allocate_task();                 // from the current worker's pool, else the heap
-void free_task_block(Task* t);         // back to a pool (payload already destroyed)
-void submit_new(Task* t, RuntimeImpl* rt, int pinned_worker);  // -1 = any, stealable
+// --- the runtime's entry points used by the public templates ---
+TaskBase* allocate_task();  // a fresh block; throws UltLimitError at Config::max_ults
+void discard_task(TaskBase* t);  // frees a block never submitted, holding no payload
+void submit_new(TaskBase* t, RuntimeImpl* rt, int pinned_worker);  // -1 = any, stealable
 RuntimeImpl* current_runtime_or_throw();
-void wait_finished(Task* t);           // parks the ULT (or blocks the thread) until done
-void release(Task* t, std::uint32_t refs);  // drops refs; frees the block at zero
-void report_detached_exception(Task* t);
 void check_worker_index(RuntimeImpl* rt, int pinned_worker);  // throws std::out_of_range
-Task* current_task();                  // the running ULT, or the calling thread's stand-in
-void retain(Task* t);                  // one more reference (the task must be alive)
+void wait_finished(TaskBase* t);  // parks the ULT (or blocks the thread) until done
+void retain(TaskBase* t);         // one more reference (the task must be alive)
+void release(TaskBase* t, std::uint32_t refs);  // drops refs; frees the block at zero
+TaskBase* current_task();         // the running ULT, or the calling thread's stand-in
 
 // Payload storage: the callable until it runs, then its result (union).
 template <class F, class R>
@@ -95,15 +73,18 @@ union Payload<F, void> {
 };
 
 template <class P>
-P* payload_of(Task* t) {
-  if constexpr (sizeof(P) <= kTaskInlineBytes && alignof(P) <= 16)
+inline constexpr bool kPayloadInline = sizeof(P) <= kTaskInlineBytes && alignof(P) <= 16;
+
+template <class P>
+P* payload_of(TaskBase* t) {
+  if constexpr (kPayloadInline<P>)
     return std::launder(reinterpret_cast<P*>(task_storage(t)));
   else
     return static_cast<P*>(t->payload_heap);
 }
 
 template <class F, class R>
-void run_payload(Task* t) {
+void run_payload(TaskBase* t) {
   auto* p = payload_of<Payload<F, R>>(t);
   t->payload_started = true;
   struct DestroyFn {  // the callable is destroyed right after it runs, even if it throws
@@ -124,20 +105,20 @@ void run_payload(Task* t) {
 }
 
 template <class F, class R>
-void drop_payload(Task* t) {
-  auto* p = payload_of<Payload<F, R>>(t);
+void drop_payload(TaskBase* t) {
+  using P = Payload<F, R>;
+  auto* p = payload_of<P>(t);
   if (!t->payload_started) p->fn.~F();
   if constexpr (!std::is_void_v<R>) {
     if (t->has_result) p->result.~R();
   }
   t->has_result = false;
-  if constexpr (!(sizeof(Payload<F, R>) <= kTaskInlineBytes && alignof(Payload<F, R>) <= 16))
-    ::operator delete(t->payload_heap, std::align_val_t{alignof(Payload<F, R>)});
+  if constexpr (!kPayloadInline<P>) ::operator delete(t->payload_heap, std::align_val_t{alignof(P)});
   t->payload_heap = nullptr;
 }
 
 template <class R, class F>
-R take_result(Task* t) {
+R take_result(TaskBase* t) {
   if (t->error) std::rethrow_exception(std::exchange(t->error, nullptr));
   if constexpr (!std::is_void_v<R>) {
     auto* p = payload_of<Payload<F, R>>(t);
@@ -148,18 +129,28 @@ R take_result(Task* t) {
   }
 }
 
-// Builds a task block holding `f`; refs = handle + queue entry.
+// Builds a task block holding `f` (not yet submitted).
 template <class F>
-Task* make_task(F&& f) {
+TaskBase* make_task(F&& f) {
   using Fn = std::decay_t<F>;
   using R = std::invoke_result_t<Fn&&>;
   using P = Payload<Fn, R>;
-  Task* t = allocate_task();
-  if constexpr (sizeof(P) <= kTaskInlineBytes && alignof(P) <= 16) {
-    ::new (static_cast<void*>(task_storage(t))) P(Fn(std::forward<F>(f)));
-  } else {
-    t->payload_heap = ::operator new(sizeof(P), std::align_val_t{alignof(P)});
-    ::new (t->payload_heap) P(Fn(std::forward<F>(f)));
+  TaskBase* t = allocate_task();
+  try {
+    if constexpr (kPayloadInline<P>) {
+      ::new (static_cast<void*>(task_storage(t))) P(Fn(std::forward<F>(f)));
+    } else {
+      t->payload_heap = ::operator new(sizeof(P), std::align_val_t{alignof(P)});
+      try {
+        ::new (t->payload_heap) P(Fn(std::forward<F>(f)));
+      } catch (...) {
+        ::operator delete(t->payload_heap, std::align_val_t{alignof(P)});
+        throw;
+      }
+    }
+  } catch (...) {
+    discard_task(t);  // copying the callable threw
+    throw;
   }
   t->body = &run_payload<Fn, R>;
   t->drop_payload = &drop_payload<Fn, R>;

@@ -29,7 +29,7 @@ class WaitQueue {
  public:
   // Lives on the waiter's stack while it waits.
   struct Waiter {
-    Task* task = current_task();
+    TaskBase* task = current_task();
     std::atomic<bool> signaled{false};
     Waiter* next = nullptr;
     std::uint64_t tag = 0;  // primitive-specific (e.g. a barrier phase)

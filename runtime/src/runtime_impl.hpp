@@ -1,0 +1,70 @@
+#pragma once
+// The shared part of one weft::Runtime (internal): its workers, the counters
+// idle workers and shutdown coordinate through, and start-up / shutdown.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "weft/runtime/config.hpp"
+#include "weft/runtime/stats.hpp"
+#include "worker.hpp"
+
+namespace weft {
+class Runtime;
+}
+
+namespace weft::detail {
+
+class RuntimeImpl {
+ public:
+  RuntimeImpl(const Config& config, Runtime* owner);
+  ~RuntimeImpl();
+
+  void shutdown();
+  int num_workers() const { return static_cast<int>(workers_.size()); }
+  Worker& worker(int i) { return *workers_[static_cast<std::size_t>(i)]; }
+  const Config& config() const { return config_; }
+  Stats stats() const;
+
+  // Wakes one sleeping worker if nobody is already looking for work.
+  void wake_idle_worker(const Worker* near);
+  bool any_stealable_work() const;
+  std::uint64_t live_ults() const;
+  std::uint64_t ult_limit() const { return ult_limit_; }  // Config::max_ults, resolved
+  void note_finished();  // a ULT finished: shutdown() may be waiting
+
+  std::atomic<int> searching{0};  // workers spinning for work
+  std::atomic<int> sleepers{0};
+  std::atomic<bool> stopping{false};
+  std::atomic<std::uint64_t> external_spawns{0};
+  std::atomic<std::int64_t> pending_timers{0};
+  std::atomic<std::uint32_t> round_robin{0};
+  std::atomic<std::uint32_t> quiesce_word{0};
+  std::atomic<bool> shutdown_waiting{false};
+  Runtime* const owner;  // the public object
+
+ private:
+  void set_steal_orders(const std::vector<std::vector<int>>& orders);
+  void start_topology_loader(std::vector<int> cpus);
+
+  Config config_;
+  std::uint64_t ult_limit_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  // The background load of the machine topology for the steal order (see
+  // the constructor). Shared with the loader thread, which is detached: a
+  // runtime stopping before the load finished does not wait for it.
+  struct TopologyLoad;
+  std::shared_ptr<TopologyLoad> topology_load_;
+  bool shut_down_ = false;
+};
+
+// Every live runtime, most recently started last (where weft::spawn from a
+// plain thread goes).
+std::mutex& registry_mutex();
+std::vector<RuntimeImpl*>& live_runtimes();
+
+}  // namespace weft::detail
