@@ -213,7 +213,8 @@ TEST(PSimQueueRuntime, NodesAreReusedBoundedMemoryOver1e6Operations) {
   const std::size_t bound = 3 * 64 * (slots + 1);
   ::testing::Test::RecordProperty("nodes_allocated", std::to_string(q.nodes_allocated()));
   EXPECT_LE(q.nodes_allocated(), bound) << "nodes are not being reused (" << operations << " operations)";
-  EXPECT_GE(operations, 100 * q.nodes_allocated());
+  // Without reuse there would be a node per enqueue (operations / 2).
+  EXPECT_GE(operations, 20 * q.nodes_allocated());
 }
 
 // A queue that holds 8192 elements while 32 ULTs run pairs: every element

@@ -58,7 +58,8 @@
 // - Slots, not threads: the owner hands slot i to one handle at a time
 //   (psim_slots.hpp, which groups a worker's slots in its own Toggles words),
 //   and every Toggles word sits on its own cache line.
-// - The return-value arrays are copied only up to the highest slot ever used.
+// - The return-value arrays are copied only for the slots handed out so far:
+//   in each bank of 64, up to the highest slot ever used there.
 // There is no combining bound: a combiner serves every active request, which
 // is what makes two attempts enough.
 //
@@ -232,6 +233,7 @@ class PSimEngine {
     toggles_ = align_words(toggles_raw_.get());
     announce_raw_ = std::make_unique<AWord[]>(n_ * kOpWords + psim::kLineWords);
     announce_ = align_words(announce_raw_.get());
+    bank_used_ = std::make_unique<std::atomic<std::size_t>[]>(toggles_words_);
     slots_ = std::make_unique<Slot[]>(n_);
     slot_vectors_ = std::make_unique<Word[]>(2 * n_ * toggles_words_);
     for (std::size_t i = 0; i < n_; ++i) {
@@ -247,11 +249,12 @@ class PSimEngine {
   PSimEngine(const PSimEngine&) = delete;
   PSimEngine& operator=(const PSimEngine&) = delete;
 
-  // Slot `i` is handed to a handle: responses are copied up to the highest
-  // slot ever used.
+  // Slot `i` is handed to a handle: responses are copied, in its bank of 64,
+  // up to the highest slot ever used there.
   void slot_taken(std::size_t i) noexcept {
-    std::size_t cur = hwm_.load(std::memory_order_relaxed);
-    while (i + 1 > cur && !hwm_.compare_exchange_weak(cur, i + 1, std::memory_order_acq_rel)) {
+    std::atomic<std::size_t>& used = bank_used_[i / 64];
+    std::size_t cur = used.load(std::memory_order_relaxed);
+    while (i % 64 + 1 > cur && !used.compare_exchange_weak(cur, i % 64 + 1, std::memory_order_acq_rel)) {
     }
   }
 
@@ -347,7 +350,6 @@ class PSimEngine {
     // We overwrite a pool copy that was installed before: a thread still
     // reading it must see SP changed when it validates (seqlock writer side).
     psim::fence(std::memory_order_release);
-    const std::size_t used = hwm_.load(std::memory_order_acquire);
     State& st = *s.scratch;
     // Copy the state, its applied vector and the responses.
     psim::for_each_live_word_range(st, [&](std::size_t first, std::size_t end) {
@@ -355,9 +357,14 @@ class PSimEngine {
     });
     for (std::size_t w = 0; w < toggles_words_; ++w)
       s.applied[w] = src[kStateWords + w].load(std::memory_order_relaxed);
-    for (std::size_t j = 0; j < used; ++j)
-      for (std::size_t w = 0; w < kRetWords; ++w)
-        ret_of(dst, j)[w].store(ret_of(src, j)[w].load(std::memory_order_relaxed), std::memory_order_relaxed);
+    if constexpr (kRetWords > 0)
+      for (std::size_t b = 0; b < toggles_words_; ++b) {
+        const std::size_t used = bank_used_[b].load(std::memory_order_acquire);
+        AWord* d = ret_of(dst, b * 64);
+        const AWord* from = ret_of(src, b * 64);
+        for (std::size_t w = 0; w < used * kRetWords; ++w)
+          d[w].store(from[w].load(std::memory_order_relaxed), std::memory_order_relaxed);
+      }
     for (std::size_t w = 0; w < toggles_words_; ++w) s.toggles[w] = toggle_word(w).load(std::memory_order_seq_cst);
     if (!unchanged(old)) return std::nullopt;  // the copy may be torn
 
@@ -444,8 +451,8 @@ class PSimEngine {
   const std::size_t toggles_words_;
   const std::size_t entry_words_;  // one pool copy: state, applied, n responses; whole cache lines
   alignas(cache_line_size) std::atomic<Word> sp_{0};
-  alignas(cache_line_size) std::atomic<std::size_t> hwm_{0};  // 1 + highest slot ever handed out
   std::unique_ptr<AWord[]> entries_raw_, toggles_raw_, announce_raw_;
+  std::unique_ptr<std::atomic<std::size_t>[]> bank_used_;  // per bank of 64: 1 + highest slot handed out
   AWord* entries_ = nullptr;   // 2n + 1 pool copies: 2i, 2i+1 belong to slot i; 2n is the initial one
   AWord* toggles_ = nullptr;   // Toggles: word w at toggles_[w * kLineWords], one cache line each
   AWord* announce_ = nullptr;  // Announce
