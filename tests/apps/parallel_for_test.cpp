@@ -47,10 +47,7 @@ TYPED_TEST(IndexTypes, EveryIndexOnceForEverySchedule) {
   const std::uint64_t span = static_cast<std::uint64_t>(std::numeric_limits<std::make_unsigned_t<I>>::max());
   const std::uint64_t big = std::min<std::uint64_t>(span, static_cast<std::uint64_t>(scaled(100'000)));
   for (int workers : {1, 2}) {
-    weft::Config c;
-    c.workers = workers;
-    c.pin_workers = false;
-    weft::Runtime rt(c);
+    weft::Runtime rt(weft::test::unpinned(workers));
     rt.run([&] {
       for (const auto& [name, s] : all_schedules()) {
         for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3},
@@ -79,6 +76,22 @@ TEST_P(ParallelFor, EveryIndexOnceOnALargeRange) {
       weft::parallel_for(0L, n, [&](long i) { hits.hit(static_cast<std::uint64_t>(i)); }, s);
       EXPECT_TRUE(hits.every_once()) << name;
     }
+  });
+}
+
+TEST_P(ParallelFor, WaitsThatParkAtOnceLoseNothing) {
+  // idle_spin_us = 0: the caller parks for its helpers at once (the spin-free
+  // path of the crew's completion), and idle workers sleep between loops.
+  weft::Config c = config();
+  c.idle_spin_us = 0;
+  weft::Runtime rt(c);
+  rt.run([&] {
+    for (int round = 0; round < (weft::test::kSanitized ? 20 : 200); ++round)
+      for (const auto& [name, s] : all_schedules()) {
+        HitCounter hits(300);
+        weft::parallel_for(0, 300, [&](int i) { hits.hit(static_cast<std::uint64_t>(i)); }, s);
+        ASSERT_TRUE(hits.every_once()) << name << ", round " << round;
+      }
   });
 }
 
@@ -218,10 +231,7 @@ TEST(ParallelForRuntime, FromAPlainThreadWithNoRuntimeItUsesTheDefaultRuntime) {
 }
 
 TEST(ParallelForRuntime, FromAPlainThreadItUsesTheLiveUserRuntime) {
-  weft::Config c;
-  c.workers = 2;
-  c.pin_workers = false;
-  weft::Runtime rt(c);
+  weft::Runtime rt(weft::test::unpinned(2));
   std::atomic<int> elsewhere{0}, on_a_ult{0};
   std::thread plain([&] {
     weft::parallel_for(0, 1000, [&](int) {
@@ -235,10 +245,7 @@ TEST(ParallelForRuntime, FromAPlainThreadItUsesTheLiveUserRuntime) {
 }
 
 TEST(ParallelForRuntime, InsideAUltItUsesThatUltsRuntime) {
-  weft::Config c;
-  c.workers = 2;
-  c.pin_workers = false;
-  weft::Runtime a(c), b(c);  // b is the most recent; a's ULTs must still use a
+  weft::Runtime a(weft::test::unpinned(2)), b(weft::test::unpinned(2));  // b is the most recent; a's ULTs must still use a
   a.run([&] {
     std::atomic<int> elsewhere{0};
     weft::parallel_for(0, 1000, [&](int) {

@@ -46,9 +46,7 @@ class ParallelRegion : public ::testing::TestWithParam<RegionParam> {
   int workers() const { return GetParam().workers; }
   template <class F>
   void on_runtime(F&& f) {
-    weft::Config c;
-    c.workers = GetParam().workers;
-    c.pin_workers = false;
+    weft::Config c = weft::test::unpinned(GetParam().workers);
     c.idle_spin_us = GetParam().idle_spin_us;
     weft::Runtime rt(c);
     rt.run(std::forward<F>(f));
@@ -317,10 +315,7 @@ TEST_P(ParallelRegion, LoopsNestInsideRegions) {
 }
 
 TEST(ParallelRegionOptions, BadOptionsAreErrorsNamingThem) {
-  weft::Config c;
-  c.workers = 2;
-  c.pin_workers = false;
-  weft::Runtime rt(c);
+  weft::Runtime rt(weft::test::unpinned(2));
   rt.run([] {
     try {
       weft::parallel(threads(-2), [](Team&) {});

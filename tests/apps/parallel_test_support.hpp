@@ -23,17 +23,20 @@ inline constexpr bool kSanitized = false;
 // n, or n / divisor under a sanitizer (at least 1).
 constexpr long scaled(long n, long divisor = 10) { return kSanitized ? (n / divisor > 0 ? n / divisor : 1) : n; }
 
-// Tests that run on a runtime of 1 and of 2 workers (pinning off, so they
-// also run where fewer CPUs are allowed).
+// A runtime configuration of `workers` unpinned workers (the tests also run
+// where fewer CPUs are allowed).
+inline Config unpinned(int workers) {
+  Config c;
+  c.workers = workers;
+  c.pin_workers = false;
+  return c;
+}
+
+// Tests that run on a runtime of 1 and of 2 workers.
 class WorkersTest : public ::testing::TestWithParam<int> {
  protected:
   int workers() const { return GetParam(); }
-  Config config() const {
-    Config c;
-    c.workers = GetParam();
-    c.pin_workers = false;
-    return c;
-  }
+  Config config() const { return unpinned(GetParam()); }
   // Runs f on a ULT of a fresh runtime of workers() workers.
   template <class F>
   auto on_runtime(F&& f) {

@@ -27,6 +27,19 @@ Config default_runtime_config();
 
 namespace detail {
 
+// A plain thread about to block until done() first spins, for the runtime's
+// idle spin at most, giving its CPU away (sched_yield) as it goes, when the
+// runtime leaves a CPU free for it: a join that sleeps at once pays a futex
+// wake-up, and the thread, woken onto the CPU of a worker that is still
+// spinning idle, waits for that spin to end (tens of microseconds here).
+// With a worker on every CPU it returns at once (spinning would take a CPU
+// from the construct's own members).
+void wait_briefly_for(Runtime& rt, bool (*done)(const void*), const void* state);
+template <class Done>
+void wait_briefly_for(Runtime& rt, const Done& done) {
+  wait_briefly_for(rt, [](const void* d) { return (*static_cast<const Done*>(d))(); }, &done);
+}
+
 // The runtime a parallel construct called here uses (see the top of this file).
 inline Runtime& runtime_for_parallel() {
   if (Runtime* rt = Runtime::current()) return *rt;
@@ -42,7 +55,10 @@ inline Runtime& runtime_for_parallel() {
 template <class F>
 decltype(auto) run_on_ult(F&& f) {
   if (this_ult::inside()) return std::forward<F>(f)();
-  return runtime_for_parallel().spawn_on(0, std::forward<F>(f)).join();
+  Runtime& rt = runtime_for_parallel();
+  auto ult = rt.spawn_on(0, std::forward<F>(f));
+  wait_briefly_for(rt, [&] { return ult.done(); });
+  return ult.join();
 }
 
 }  // namespace detail

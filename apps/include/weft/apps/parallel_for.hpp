@@ -29,7 +29,7 @@ template <detail::loop_index B, detail::loop_index E, class Body>
   requires std::invocable<Body&, detail::common_index_t<B, E>>
 void parallel_for(B begin, E end, Body&& body, const Schedule& schedule = schedule_adaptive()) {
   const auto space = detail::make_index_space(begin, end, "parallel_for");
-  auto chunk = [&](int, std::uint64_t lo, std::uint64_t hi) { detail::run_chunk(space, lo, hi, body); };
+  auto chunk = [space, &body](int, std::uint64_t lo, std::uint64_t hi) { detail::run_chunk(space, lo, hi, body); };
   detail::run_loop(space.count, schedule, chunk);
 }
 

@@ -13,9 +13,10 @@
 //    caller retires it (one exchange on its flag) instead of waiting for a
 //    worker, and its ULT, run at once by the join, returns without working.
 //
-// The wait for the helpers spins for the runtime's idle spin (spin_wait.hpp)
-// and then parks on a weft::Latch. The helpers' ULTs are detached once their
-// member has counted down, so the caller never waits for a ULT's exit path.
+// The wait for the helpers spins for the runtime's idle spin, then parks
+// (completion.hpp). The helpers' ULTs are detached (pinned ones at once,
+// stealable ones once their member has arrived), so the caller never waits
+// for a ULT's exit path.
 //
 // Errors: a member's exception goes to on_error(std::exception_ptr) (the
 // construct records the first and tells the others to stop); TeamCancelled,
@@ -27,8 +28,7 @@
 #include <utility>
 
 #include "weft/apps/detail/member_storage.hpp"
-#include "weft/apps/detail/spin_wait.hpp"
-#include "weft/runtime/latch.hpp"
+#include "weft/apps/detail/completion.hpp"
 #include "weft/runtime/ult.hpp"
 
 namespace weft::detail {
@@ -80,26 +80,34 @@ void run_crew(const CrewPlan& plan, Member& member, OnError& on_error) {
     return;
   }
   const bool stealable = plan.pinned == nullptr;
-  Latch done(n - 1);
+  Completion done(n - 1);
   MemberArray<Padded<std::atomic<bool>>, 8> taken(stealable ? static_cast<std::size_t>(n) : 0);
-  MemberArray<Ult<void>, 8> ults(static_cast<std::size_t>(n));
+  MemberArray<Ult<void>, 8> ults(stealable ? static_cast<std::size_t>(n) : 0);
 
-  auto helper = [&](int k) {
-    if (stealable && taken[k].value.exchange(true, std::memory_order_acq_rel)) return;  // retired
-    run_member(member, k, on_error);
-    done.count_down();  // the last touch of the crew: the caller may return after it
-  };
   int spawned = 0;
   try {
     for (int k = 0; k < n; ++k) {
       if (k == plan.self) continue;
-      auto start = [&helper, k] { helper(k); };
-      ults[k] = stealable ? spawn(start) : spawn_on(plan.pinned[k], start);
+      // Everything the helper needs is in its own task block (no chain of
+      // pointers through the caller's frame to pull across cores first).
+      std::atomic<bool>* retired = stealable ? &taken[k].value : nullptr;
+      auto start = [m = &member, e = &on_error, d = &done, retired, k] {
+        if (retired && retired->exchange(true, std::memory_order_acq_rel)) return;  // the caller did it
+        run_member(*m, k, *e);
+        d->arrive();  // the last touch of the crew: the caller may return after it
+      };
+      if (stealable) {
+        ults[k] = spawn(start);
+      } else {
+        // Detached now, while its task block is still in this core's cache
+        // (later, the release would be a miss on a line its worker owns).
+        spawn_on(plan.pinned[k], start).detach();
+      }
       ++spawned;
     }
   } catch (...) {  // no memory for a ULT: the members not started count as done
     on_error(std::current_exception());
-    done.count_down(n - 1 - spawned);
+    for (int k = spawned; k < n - 1; ++k) done.arrive();
   }
 
   run_member(member, plan.self, on_error);
@@ -111,14 +119,13 @@ void run_crew(const CrewPlan& plan, Member& member, OnError& on_error) {
     for (int k = n - 1; k >= 0; --k) {
       if (k == plan.self || !ults[k].joinable()) continue;
       if (!taken[k].value.exchange(true, std::memory_order_acq_rel)) {
-        done.count_down();
+        done.arrive();
         ults[k].join();
       }
     }
   }
-  spin_until([&] { return done.try_wait(); }, plan.spin_ns);
-  done.wait();
-  for (int k = 0; k < n; ++k)
+  done.wait(plan.spin_ns);
+  for (std::size_t k = 0; k < ults.size(); ++k)
     if (ults[k].joinable()) ults[k].detach();
 }
 

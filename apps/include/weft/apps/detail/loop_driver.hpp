@@ -53,14 +53,14 @@ void fork_scheduled_loop(std::uint64_t count, const Schedule& s, Chunk& chunk, E
     MemberArray<int, 16> worker_of(static_cast<std::size_t>(members));
     for (int k = 0; k < members; ++k) worker_of[k] = k;
     const int here = this_ult::worker_index();
-    auto member = [&](int k) {
-      if (s.chunk == 0) {
+    auto member = [&chunk, &error, count, members, size = s.chunk](int k) {
+      if (size == 0) {
         const Span b = block_of(count, members, k);
         chunk(k, b.lo, b.hi);
         return;
       }
-      for_each_static_chunk(count, s.chunk, members, k, [&](std::uint64_t lo, std::uint64_t hi) {
-        if (!stop()) chunk(k, lo, hi);
+      for_each_static_chunk(count, size, members, k, [&](std::uint64_t lo, std::uint64_t hi) {
+        if (!error.failed()) chunk(k, lo, hi);
       });
     };
     run_crew({members, here < members ? here : members - 1, &worker_of[0], wait_spin_ns()}, member, on_error);
