@@ -516,6 +516,21 @@ TEST_P(ParallelSortInRuntime, ManyConcurrentSortsFromManyUlts) {
   EXPECT_EQ(inputs, expected);
 }
 
+TEST_P(ParallelSortInRuntime, NestedInsideAParallelForOfStringSorts) {
+  weft::Runtime rt(workers(GetParam()));
+  constexpr int kSorts = 4;
+  std::vector<std::vector<std::string>> inputs(kSorts);
+  for (int i = 0; i < kSorts; ++i)
+    for (std::uint64_t x : make_input<std::uint64_t>(Shape::Uniform, 12'000 + 1001 * i, i))
+      inputs[i].push_back(std::to_string(x % 100'000));
+  auto expected = inputs;
+  for (auto& e : expected) std::stable_sort(e.begin(), e.end());
+  rt.run([&] {
+    weft::parallel_for(0, kSorts, [&](int i) { weft::parallel_stable_sort(inputs[i].begin(), inputs[i].end()); });
+  });
+  EXPECT_EQ(inputs, expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Workers, ParallelSortInRuntime, ::testing::Values(1, 2));
 
 // ------------------------------------------ injected socket layouts ----

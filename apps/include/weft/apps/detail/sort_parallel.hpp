@@ -3,9 +3,13 @@
 // weft::parallel_stable_sort (thesis §7.7.2, mctop_sort / mctop_sort_sse):
 // runs a sort_plan::Plan with one ULT per participant, pinned to its worker.
 //
+//  0. Each participant checks whether its chunk is in order already (or
+//     strictly reversed); when every chunk and chunk boundary is, the input
+//     is sorted and all stop (one pass, early exit on the first disorder).
 //  1. Each participant sorts its chunk: std::sort (the thesis's sequential
 //     quicksort), or the stable chunk mergesort, or, for integer keys in
-//     ascending/descending order, the SIMD mergesort of sort_simd.hpp.
+//     ascending/descending order, the SIMD mergesort of sort_simd.hpp (a
+//     chunk in order is only moved, a reversed one reversed).
 //  2. Each participant then runs its program: wait at the barrier of a
 //     merge's team, merge its share of that merge (the output positions
 //     given by the plan, the inputs found by the merge path), and so on up
