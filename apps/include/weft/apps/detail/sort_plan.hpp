@@ -13,13 +13,17 @@
 // taking the closest remaining socket as its partner (MCTOP's node tree,
 // mctop_alloc_node_tree_create; the closest by latency, standing in for the
 // best-connected, as the topology has no cross-socket bandwidth figures).
-// A cross-socket merge is shared by every participant of the two subtrees.
+// A cross-socket merge is shared by every participant of the two subtrees
+// (MCTOP's code gives it to the threads of the pair's two sockets only, so
+// the other sockets' threads idle at the upper levels; here none does).
 // The array is laid out in the tree's leaf order, so every merge joins two
 // adjacent ranges and a stable merge keeps a stable sort stable.
 //
 // mctop_sort_sse's use of SMT: with a SIMD kernel, only the first hardware
 // context of a core merges with SIMD; the others merge in scalar code and get
-// a third of the data (chunks and merge shares weigh 1 and 1/3).
+// a third of the data (the thesis says so for merging; here chunks and merge
+// shares both weigh 1 and 1/3, as a sibling's scalar chunk sort is slower
+// too).
 
 #include <cstddef>
 #include <vector>
