@@ -228,7 +228,7 @@ Measurement spmv(Impl impl, int workers, const Csr& m, const std::vector<double>
     double* out = y.data();
     const double* in = x.data();
     auto row = [&m, in, out](long r) { out[r] = spmv_row(m, in, r); };
-    run_loop(impl, m.rows, 64, row);  // warm
+    for (int r = 0; r < 3; ++r) run_loop(impl, m.rows, 64, row);  // warm (fresh runtime: stacks, pools)
     const double t0 = now_ns();
     for (int r = 0; r < reps; ++r) run_loop(impl, m.rows, 64, row);
     const double t1 = now_ns();
@@ -251,7 +251,7 @@ std::vector<Case> loop_cases(const Options& options) {
   const int stream_reps = options.quick ? 5 : 10;
   const Grid grid = options.quick ? Grid{512, 512, 500} : Grid{1024, 1024, 1000};
   const long spmv_rows = options.quick ? (1L << 17) : (1L << 20);
-  const int spmv_reps = options.quick ? 3 : 5;
+  const int spmv_reps = options.quick ? 10 : 20;
 
   // Shared inputs and serial references, built once, when the first row runs.
   auto mandel_expected = std::make_shared<std::vector<long>>();

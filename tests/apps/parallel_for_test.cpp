@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -161,6 +162,33 @@ TEST_P(ParallelFor, HandBuiltSchedulesWithChunkZeroMeanChunkOne) {
       });
       EXPECT_TRUE(team_hits.every_once());
     }
+  });
+}
+
+TEST_P(ParallelFor, TheAdaptiveScheduleRunsAShortLoopOnTheCallerAlone) {
+  on_runtime([&] {
+    const auto caller = weft::this_ult::id();
+    std::atomic<int> elsewhere{0};
+    for (int round = 0; round < 100; ++round)
+      weft::parallel_for(0, 8, [&](int) {
+        if (weft::this_ult::id() != caller) elsewhere++;
+      });
+    EXPECT_EQ(elsewhere.load(), 0) << "a loop that ends within the serial cutoff never forks";
+  });
+}
+
+TEST_P(ParallelFor, TheAdaptiveScheduleForksALongLoop) {
+  if (workers() == 1) GTEST_SKIP() << "one worker runs every loop on the caller";
+  on_runtime([&] {
+    const auto caller = weft::this_ult::id();
+    std::atomic<int> elsewhere{0};
+    // 200 iterations of ~50 us: the helper has 10 ms to join in.
+    weft::parallel_for(0, 200, [&](int) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+      while (std::chrono::steady_clock::now() < until) {}
+      if (weft::this_ult::id() != caller) elsewhere++;
+    });
+    EXPECT_GT(elsewhere.load(), 0);
   });
 }
 

@@ -14,12 +14,15 @@
 //    StealableRanges, the caller starting with the whole rest.
 //
 // The serial cutoff (adaptive only; docs/parallel.md): the caller runs the
-// loop itself in batches of 1, 2, 4, ... iterations, timing them, until it
-// has spent kSerialCutoffNs. A loop that ends by then never forks. Otherwise
-// the mean time per iteration so far estimates the work left; one helper is
-// started per kSerialCutoffNs of it (at most workers - 1), none meaning the
-// caller finishes alone. The estimate also sets the chunk a member takes at
-// once (about kChunkNs of work), so claiming costs under 1% of the loop.
+// loop itself in batches of 1, 2, 4, ... iterations, timing them. The mean
+// time per iteration of the latest batch estimates the work left. Once a
+// batch has taken kEstimateNs, an estimate of at least kSerialCutoffNs left
+// forks at once;
+// otherwise the caller goes on until it has spent kSerialCutoffNs (a loop
+// that ends by then never forks) and decides then: one helper per
+// kSerialCutoffNs of estimated work left (at most workers - 1), none meaning
+// the caller finishes alone. The estimate also sets the chunk a member takes
+// at once (about kChunkNs of work), so claiming costs under 1% of the loop.
 //
 // From a plain thread the serial parts run on that thread; the forked part
 // runs on a ULT (run_on_ult).
@@ -36,6 +39,7 @@
 namespace weft::detail {
 
 inline constexpr std::int64_t kSerialCutoffNs = 2000;
+inline constexpr std::int64_t kEstimateNs = 250;  // a batch this long gives a rate worth trusting
 inline constexpr std::int64_t kChunkNs = 2000;
 
 inline int parallel_workers() {
@@ -48,7 +52,6 @@ void fork_scheduled_loop(std::uint64_t count, const Schedule& s, Chunk& chunk, E
   const int workers = this_ult::num_workers();
   const int members = members_for(s, count, workers);
   auto on_error = [&](std::exception_ptr e) { error.record(std::move(e)); };
-  auto stop = [&] { return error.failed(); };
   if (s.kind == Schedule::Kind::static_) {
     MemberArray<int, 16> worker_of(static_cast<std::size_t>(members));
     for (int k = 0; k < members; ++k) worker_of[k] = k;
@@ -67,10 +70,10 @@ void fork_scheduled_loop(std::uint64_t count, const Schedule& s, Chunk& chunk, E
     return;
   }
   ChunkCounter next;
-  auto member = [&](int k) {
-    while (!stop()) {
-      const Span c = s.kind == Schedule::Kind::dynamic ? next.claim_dynamic(count, s.chunk)
-                                                       : next.claim_guided(count, s.chunk, members);
+  auto member = [&next, &chunk, &error, count, members, dynamic = s.kind == Schedule::Kind::dynamic,
+                 size = s.chunk](int k) {
+    while (!error.failed()) {
+      const Span c = dynamic ? next.claim_dynamic(count, size) : next.claim_guided(count, size, members);
       if (c.empty()) return;
       chunk(k, c.lo, c.hi);
     }
@@ -117,20 +120,30 @@ void run_loop(std::uint64_t count, const Schedule& schedule, Chunk& chunk) {
   }
   // The serial cutoff.
   using clock = std::chrono::steady_clock;
+  auto ns_between = [](clock::time_point a, clock::time_point b) {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+  };
   const auto start = clock::now();
+  auto batch_start = start;
   std::uint64_t done = 0, batch = 1;
-  std::int64_t elapsed = 0;
+  double ns_per_iteration = 0, left_ns = 0;
   while (true) {
     const std::uint64_t hi = count - done <= batch ? count : done + batch;
     chunk(0, done, hi);
+    const std::uint64_t ran = hi - done;
     done = hi;
     if (done == count) return;
-    elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start).count();
-    if (elapsed >= kSerialCutoffNs) break;
+    const auto now = clock::now();
+    // The rate of the latest batch: the most recent iterations, and the
+    // longest batch, so the clock's own cost (tens of ns) matters least.
+    const double batch_ns = ns_between(batch_start, now);
+    ns_per_iteration = batch_ns / static_cast<double>(ran);
+    left_ns = ns_per_iteration * static_cast<double>(count - done);
+    // Fork as soon as the estimate is worth trusting and says the rest is long.
+    if (ns_between(start, now) >= kSerialCutoffNs || (batch_ns >= kEstimateNs && left_ns >= kSerialCutoffNs)) break;
+    batch_start = now;
     batch = std::min(batch * 2, count);
   }
-  const double ns_per_iteration = static_cast<double>(elapsed) / static_cast<double>(done);
-  const double left_ns = ns_per_iteration * static_cast<double>(count - done);
   const int helpers = static_cast<int>(std::min<double>(workers - 1, left_ns / kSerialCutoffNs));
   if (helpers == 0) {
     chunk(0, done, count);
