@@ -12,6 +12,8 @@
 
 #include "park.hpp"
 
+#include <sched.h>
+
 #include <thread>
 
 #include "futex.hpp"
@@ -27,6 +29,8 @@ bool park_thread(std::chrono::steady_clock::time_point deadline) {
   Task* self = as_task(current_task());
   if (self->wake.exchange(kNoToken, std::memory_order_acq_rel) == kToken) return true;
   // Spin first, about 20 us: an unpark now costs the unparker no futex wake.
+  // Every few rounds the CPU is offered to other threads (sched_yield): the
+  // ULT that will unpark us may be on a worker that shares this CPU.
   for (int round = 0; round < 32; ++round) {
     for (int i = 0; i < 64; ++i) {
       if (self->wake.load(std::memory_order_relaxed) == kToken) {
@@ -37,6 +41,7 @@ bool park_thread(std::chrono::steady_clock::time_point deadline) {
       cpu_relax();
     }
     if (deadline != clock::time_point::max() && clock::now() >= deadline) return false;
+    if ((round & 3) == 3) sched_yield();
   }
   std::uint32_t expected = kNoToken;
   if (!self->wake.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel)) {
@@ -120,7 +125,6 @@ void sleep_for(std::chrono::nanoseconds d) {
 }
 
 bool inside() { return detail::tls_worker != nullptr; }
-int worker_index() { return detail::tls_worker ? detail::tls_worker->index() : -1; }
 int num_workers() { return detail::tls_worker ? detail::tls_worker->runtime()->num_workers() : 0; }
 std::uint64_t id() { return detail::tls_worker ? detail::tls_worker->current()->id : 0; }
 UltRef ref() { return UltRef(detail::current_task()); }

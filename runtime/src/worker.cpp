@@ -29,6 +29,7 @@ namespace bctx = boost::context::detail;
 namespace weft::detail {
 
 __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local int tls_worker_index = -1;
 
 // First thing a context runs after a switch: finish the sanitizer switch,
 // save the suspended context, run the post-switch action for it.
@@ -91,15 +92,13 @@ Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
 
 Worker::~Worker() = default;
 
-void Worker::start() { thread_ = std::thread([this] { thread_main(); }); }
-void Worker::join_thread() {
-  if (thread_.joinable()) thread_.join();
-}
+void Worker::start() { start_worker_thread(this); }
+void Worker::join_thread() { exit_.wait(); }
+int Worker::pinned_cpu() const { return rt_->config().pin_workers ? os_cpu_ : -1; }
 
-void Worker::thread_main() {
+void Worker::run_on_this_thread() {
   tls_worker = this;
-  if (rt_->config().pin_workers) sched::pin_current_thread(os_cpu_);
-  altstack_ = install_overflow_altstack();
+  tls_worker_index = index_;
   sanitizer::adopt_thread(&scheduler_);
   while (true) {
     Task* next = find_work();
@@ -110,8 +109,9 @@ void Worker::thread_main() {
     }
     if (rt_->stopping.load(std::memory_order_acquire)) break;
   }
-  remove_overflow_altstack(altstack_);
   tls_worker = nullptr;
+  tls_worker_index = -1;
+  exit_.mark_exited();  // the runtime may destroy this worker from here on
 }
 
 // ---------------------------------------------------------------- switching

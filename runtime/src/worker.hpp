@@ -25,6 +25,7 @@
 #include "timer_heap.hpp"
 #include "weft/runtime/stats.hpp"
 #include "work_deque.hpp"
+#include "worker_threads.hpp"
 
 namespace weft::detail {
 
@@ -59,8 +60,11 @@ class Worker final {
   static void operator delete(void* p, OnNode) noexcept;  // the constructor threw
   static void operator delete(void* p) noexcept;
 
-  void start();
-  void join_thread();
+  void start();        // on a pooled kernel thread (worker_threads.hpp)
+  void join_thread();  // waits until that thread has left the worker
+  // The scheduling loop; returns when the runtime stops. Run by start().
+  void run_on_this_thread();
+  int pinned_cpu() const;  // the OS CPU its thread must be pinned to, -1: none
 
   // --- owner thread only ---
   // The paths that switch context are inlined into the one out-of-line entry
@@ -118,7 +122,6 @@ class Worker final {
   friend void on_resume(void*, void*);
   friend class RuntimeImpl;
 
-  void thread_main();
   Task* pick_next();
   Task* steal();
   Task* find_work();
@@ -166,8 +169,7 @@ class Worker final {
   std::size_t inline_min_free_;  // stack bytes a ULT run inline must find free (the configured size)
   TaskBlockPool blocks_;
   std::uint64_t ids_ = 0;
-  std::thread thread_;
-  void* altstack_ = nullptr;
+  WorkerExit exit_;
 
   Counter switches_, yields_, steals_, parks_, sleeps_, wakeups_, inline_runs_;
 };

@@ -21,6 +21,12 @@ class UltRef {
   void* task_ = nullptr;
 };
 
+namespace detail {
+// The index of the worker this thread runs, -1 on other threads (read by
+// this_ult::worker_index(), inline: combining objects ask on every operation).
+extern __attribute__((tls_model("initial-exec"))) thread_local int tls_worker_index;
+}  // namespace detail
+
 namespace this_ult {
 
 // Fair yield: every other ULT that is ready on this worker (started or not)
@@ -38,7 +44,7 @@ void sleep_for(std::chrono::duration<Rep, Period> d) {
 // True inside a ULT of some weft::Runtime.
 bool inside();
 // Index of the worker running the caller, -1 outside a ULT.
-int worker_index();
+inline int worker_index() { return detail::tls_worker_index; }
 // Number of workers of the caller's runtime, 0 outside a ULT.
 int num_workers();
 // Id of the calling ULT (0 outside a ULT).

@@ -1,0 +1,90 @@
+#include "worker_threads.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "futex.hpp"
+#include "stack_overflow.hpp"
+#include "weft/sched/cpuset.hpp"
+#include "worker.hpp"
+
+namespace weft::detail {
+
+namespace {
+
+// One pooled kernel thread.
+struct PooledThread {
+  std::atomic<std::uint32_t> word{0};  // bumped when a job arrives
+  Worker* job = nullptr;
+  cpu_set_t original{};                // the mask it was created with (where unpinned workers may run)
+  void* altstack = nullptr;            // its signal stack, kept for the life of the thread (the process's)
+};
+
+std::mutex& pool_mutex() {
+  static auto* m = new std::mutex;  // never destroyed: pooled threads outlive static destruction
+  return *m;
+}
+std::vector<PooledThread*>& idle_threads() {
+  static auto* v = new std::vector<PooledThread*>;
+  return *v;
+}
+
+void pooled_thread_main(PooledThread* self) {
+  self->altstack = install_overflow_altstack();
+  int pinned_to = -1;  // -1: the original mask
+  std::uint32_t seen = 0;
+  while (true) {
+    while (self->word.load(std::memory_order_acquire) == seen) futex_wait(&self->word, seen);
+    seen = self->word.load(std::memory_order_acquire);
+    Worker* w = self->job;
+    const int cpu = w->pinned_cpu();
+    if (cpu != pinned_to) {
+      if (cpu >= 0)
+        sched::pin_current_thread(cpu);
+      else
+        pthread_setaffinity_np(pthread_self(), sizeof self->original, &self->original);
+      pinned_to = cpu;
+    }
+    w->run_on_this_thread();  // returns when its runtime stops; the worker may be gone after
+    {
+      std::lock_guard lock(pool_mutex());
+      idle_threads().push_back(self);
+    }
+  }
+}
+
+}  // namespace
+
+void start_worker_thread(Worker* worker) {
+  PooledThread* t = nullptr;
+  {
+    std::lock_guard lock(pool_mutex());
+    if (!idle_threads().empty()) {
+      t = idle_threads().back();
+      idle_threads().pop_back();
+    }
+  }
+  if (!t) {
+    t = new PooledThread;  // lives as long as the process
+    pthread_getaffinity_np(pthread_self(), sizeof t->original, &t->original);
+    std::thread(pooled_thread_main, t).detach();
+  }
+  t->job = worker;
+  t->word.fetch_add(1, std::memory_order_release);
+  futex_wake(&t->word, 1);
+}
+
+void WorkerExit::mark_exited() {
+  word_.store(1, std::memory_order_release);
+  futex_wake(&word_, 1);
+}
+
+void WorkerExit::wait() {
+  while (word_.load(std::memory_order_acquire) == 0) futex_wait(&word_, 0);
+}
+
+}  // namespace weft::detail
