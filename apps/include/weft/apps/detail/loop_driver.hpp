@@ -39,7 +39,8 @@
 namespace weft::detail {
 
 inline constexpr std::int64_t kSerialCutoffNs = 2000;
-inline constexpr std::int64_t kEstimateNs = 250;  // a batch this long gives a rate worth trusting
+inline constexpr std::int64_t kEstimateNs = 250;          // a batch this long, of at least
+inline constexpr std::uint64_t kEstimateIterations = 16;  // this many iterations, gives a rate worth trusting
 inline constexpr std::int64_t kChunkNs = 2000;
 
 inline int parallel_workers() {
@@ -91,8 +92,11 @@ void fork_adaptive_loop(std::uint64_t first, std::uint64_t count, int helpers, d
   StealableRanges ranges(first, count - first, &slots[0], members);
   ranges.assign(0, 0, ranges.units());
   const double grain = std::max(1.0, static_cast<double>(kChunkNs) / std::max(ns_per_iteration, 1e-3));
-  const std::uint64_t grain_units =
-      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::min(grain, 1e18)) / ranges.unit());
+  // At least 1/1024 of a member's share per claim, whatever the estimate says
+  // (a noisy estimate must not turn a long loop into millions of claims).
+  const std::uint64_t floor_units = ranges.units() / (1024 * static_cast<std::uint64_t>(members));
+  const std::uint64_t grain_units = std::max<std::uint64_t>(
+      {1, floor_units, static_cast<std::uint64_t>(std::min(grain, 1e18)) / ranges.unit()});
   auto stop = [&] { return error.failed(); };
   auto member = [&](int k) {
     ranges.run_member(k, grain_units, stop, [&](std::uint64_t lo, std::uint64_t hi) { chunk(k, lo, hi); });
@@ -139,8 +143,11 @@ void run_loop(std::uint64_t count, const Schedule& schedule, Chunk& chunk) {
     const double batch_ns = ns_between(batch_start, now);
     ns_per_iteration = batch_ns / static_cast<double>(ran);
     left_ns = ns_per_iteration * static_cast<double>(count - done);
-    // Fork as soon as the estimate is worth trusting and says the rest is long.
-    if (ns_between(start, now) >= kSerialCutoffNs || (batch_ns >= kEstimateNs && left_ns >= kSerialCutoffNs)) break;
+    // Fork as soon as the estimate is worth trusting (a batch long enough,
+    // and past the first few iterations, whose cache and TLB misses would
+    // make one iteration look like hundreds) and says the rest is long.
+    const bool trusted = batch_ns >= kEstimateNs && ran >= kEstimateIterations;
+    if (ns_between(start, now) >= kSerialCutoffNs || (trusted && left_ns >= kSerialCutoffNs)) break;
     batch_start = now;
     batch = std::min(batch * 2, count);
   }
