@@ -32,22 +32,26 @@ __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker = nul
 __attribute__((tls_model("initial-exec"))) thread_local int tls_worker_index = -1;
 
 // First thing a context runs after a switch: finish the sanitizer switch,
-// save the suspended context, run the post-switch action for it.
-void on_resume(void* from_ctx, void* from_task) {
-  Worker* w = tls_worker;
-  sanitizer::finish_switch(w->current_);
-  auto* from = static_cast<Task*>(from_task);
+// save the suspended context, run the post-switch action for it. Inlined
+// into switch_to (the resumed side of a switch always runs on the worker it
+// switched away on: a started ULT never moves), out of line for a new ULT.
+WEFT_ALWAYS_INLINE void Worker::resume(void* from_ctx, Task* from) {
+  sanitizer::finish_switch(current_);
   from->ctx = from_ctx;
   // A canary-guarded stack (no guard page) is checked whenever its ULT
   // switches away: the saved stack pointer must lie inside it, the canary intact.
-  if (from->stack_guard == StackGuard::canary) [[unlikely]] {
-    if (static_cast<char*>(from_ctx) < from->stack_lo)
-      w->report_stack_overflow(from, "its saved stack pointer lies below its stack");
-    if (!stack_canary_intact(from->stack_lo))
-      w->report_stack_overflow(from, "the canary word at the bottom of its stack was overwritten");
-  }
-  w->run_post_switch(from);
+  if (from->stack_guard == StackGuard::canary) [[unlikely]] check_canary(from, from_ctx);
+  if (post_action_ != PostSwitch::none) run_post_switch(from);
 }
+
+void Worker::check_canary(const Task* t, const void* saved_sp) const {
+  if (static_cast<const char*>(saved_sp) < t->stack_lo)
+    report_stack_overflow(t, "its saved stack pointer lies below its stack");
+  if (!stack_canary_intact(t->stack_lo))
+    report_stack_overflow(t, "the canary word at the bottom of its stack was overwritten");
+}
+
+void on_resume(void* from_ctx, void* from_task) { tls_worker->resume(from_ctx, static_cast<Task*>(from_task)); }
 
 static void task_trampoline(bctx::transfer_t t) { task_entry(reinterpret_cast<void*>(&t)); }
 
@@ -147,7 +151,7 @@ WEFT_ALWAYS_INLINE void Worker::switch_to(Task* next, PostSwitch action) {
   ++switches_;
   sanitizer::start_switch(prev, action == PostSwitch::finish, next, stacks_.usable_bytes());
   bctx::transfer_t t = bctx::jump_fcontext(next->ctx, prev);
-  on_resume(t.fctx, t.data);
+  resume(t.fctx, static_cast<Task*>(t.data));
 }
 
 void Worker::run_post_switch(Task* from) {
@@ -385,16 +389,30 @@ Task* Worker::idle() {
 
 // ---------------------------------------------------------------- ULT operations
 
+// Fair yield: the oldest of the ready FIFO's head and the deque's top runs
+// next, and the caller goes to the back of the FIFO. The common case (the
+// FIFO's head is next) is handled here without pick_next().
 WEFT_ALWAYS_INLINE void Worker::yield() {
-  if (!ready_head_ && deque_.empty() && !inbox_.load(std::memory_order_relaxed)) {
-    if (timers_.empty() || (++picks_ & 63) != 0) return;
-    poll_timers();
-    if (!ready_head_) return;
-  }
+  if (inbox_.load(std::memory_order_relaxed)) [[unlikely]] drain_inbox();
+  if (!timers_.empty() && (++picks_ & 63) == 0) [[unlikely]] poll_timers();
+  std::uint32_t top_ticket = 0;
+  const bool unstarted = deque_.peek_top_ticket(top_ticket);
   Task* self = current_;
-  enqueue_ready(self);
-  Task* next = pick_next();
-  if (next == self) return;
+  Task* next = ready_head_;
+  if (next && (!unstarted || ticket_before(next->ticket, top_ticket))) {
+    ready_head_ = next->next;
+    if (ready_head_)
+      __builtin_prefetch(ready_head_->ctx);
+    else
+      ready_tail_ = nullptr;
+    enqueue_ready(self);
+  } else if (unstarted) {
+    enqueue_ready(self);
+    next = pick_next();
+    if (next == self) return;  // a thief took the unstarted ULT meanwhile
+  } else {
+    return;  // nothing else is ready
+  }
   ++yields_;
   switch_to(next, PostSwitch::none);
 }

@@ -134,6 +134,8 @@ class Worker final {
   void poll_timers();
   bool claim_for_run(Task* t);  // after taking a deque entry
   inline void switch_to(Task* next, PostSwitch action);
+  inline void resume(void* from_ctx, Task* from);  // the resumed side of a switch
+  void check_canary(const Task* t, const void* saved_sp) const;
   inline void enqueue_ready(Task* t);
   void start_context(Task* t);
   void run_post_switch(Task* from);
