@@ -11,6 +11,7 @@
 
 #if defined(WEFT_ASAN)
 extern "C" {
+void __asan_unpoison_memory_region(void const volatile* addr, std::size_t size);
 void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
 void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
                                      std::size_t* size_old);
@@ -48,6 +49,15 @@ inline void finish_switch([[maybe_unused]] Task* resumed) {
   const void* old_bottom = nullptr;
   std::size_t old_size = 0;
   __sanitizer_finish_switch_fiber(resumed->asan_fake_stack, &old_bottom, &old_size);
+#endif
+}
+
+// A stack is about to be used by a new ULT: the frames of the one before it
+// never returned (it switched away for good), so AddressSanitizer's shadow
+// still marks their redzones; clear it.
+inline void stack_reused([[maybe_unused]] const char* lo, [[maybe_unused]] std::size_t size) {
+#if defined(WEFT_ASAN)
+  __asan_unpoison_memory_region(lo, size);
 #endif
 }
 

@@ -136,6 +136,7 @@ void Worker::start_context(Task* t) {
   Stack s = stacks_.acquire();
   t->stack_lo = s.lo;
   t->stack_guard = s.guard;
+  sanitizer::stack_reused(s.lo, stacks_.usable_bytes());
   const std::size_t size = stacks_.usable_bytes() - stack_color(s.lo);
   t->ctx = bctx::make_fcontext(s.lo + size, size, &task_trampoline);
   sanitizer::context_created(t);
