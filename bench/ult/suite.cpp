@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <weft/runtime/config.hpp>
+#include <weft/sched/cpuset.hpp>
 
 namespace weft::bench::ult {
 namespace {
@@ -31,6 +32,16 @@ struct Sizes {
 Sizes sizes(bool quick) {
   if (quick) return {100'000, 5'000, 10'000, 10'000, 300, 300, 25, 100'000, 40, 2000, {10'000}};
   return {1'000'000, 50'000, 100'000, 100'000, 2'000, 1'000, 30, 1'000'000, 200, 2000, {100'000, 1'000'000}};
+}
+
+// 1, 2, 4, ... up to every CPU this process may use (and that count itself):
+// the scaling curve of the fork-join cases.
+std::vector<int> worker_counts() {
+  const int all = sched::default_worker_count();
+  std::vector<int> counts;
+  for (int w = 1; w < all; w *= 2) counts.push_back(w);
+  counts.push_back(all);
+  return counts;
 }
 
 std::vector<Case> ult_cases(const Options& o) {
@@ -79,7 +90,7 @@ std::vector<Case> ult_cases(const Options& o) {
     cases.push_back(std::move(c));
   }
 
-  for (int workers : {1, 2}) {
+  for (int workers : worker_counts()) {
     const int fn = s.fib_n;
     Case c("fib/" + n(workers) + (workers == 1 ? "-worker" : "-workers"),
            "fib(" + n(fn) + "), a spawn per call, no cutoff: " + n(fib_tasks(fn)) + " tasks on " +
@@ -98,7 +109,9 @@ std::vector<Case> ult_cases(const Options& o) {
                " fibers on one thread, sum checked",
            "ns/fiber");
     c.add(kWeft, [=] { return weft_skynet(leaves, 10); });
-    c.add("weft 2 workers", [=] { return weft_skynet_on(2, leaves, 10); });
+    for (int workers : worker_counts())
+      if (workers > 1)
+        c.add("weft " + n(workers) + " workers", [=] { return weft_skynet_on(workers, leaves, 10); });
     c.add("boost.fiber 16KiB stacks", [=] { return boost_fiber_skynet(leaves, 10); });
     c.add("boost.fiber 16KiB warm pool", [=] { return boost_fiber_skynet_pooled(leaves, 10); });
     cases.push_back(std::move(c));
