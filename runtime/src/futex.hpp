@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <ctime>
 
+#include "weft/sched/cpu.hpp"
+
 namespace weft::detail {
 
 // Sleeps while *word == expected, at most `timeout` (negative = no limit).
@@ -31,6 +33,6 @@ inline void futex_wake(std::atomic<std::uint32_t>* word, int count) {
           nullptr, 0);
 }
 
-inline void cpu_relax() { __builtin_ia32_pause(); }
+using sched::cpu_relax;  // the spin-loop hint (weft/sched/cpu.hpp)
 
 }  // namespace weft::detail

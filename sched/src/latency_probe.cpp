@@ -24,6 +24,7 @@
 #include <system_error>
 #include <thread>
 
+#include "weft/sched/cpu.hpp"
 #include "weft/sched/cpuset.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,13 +57,11 @@ inline uint64_t ts_end() {
   _mm_lfence();
   return t;
 }
-inline void cpu_relax() { _mm_pause(); }
 #else
 inline uint64_t ts_begin() {
   return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 inline uint64_t ts_end() { return ts_begin(); }
-inline void cpu_relax() {}
 #endif
 
 // A timer this slow (cycles for an empty timed region) cannot time a

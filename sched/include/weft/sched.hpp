@@ -4,6 +4,7 @@
 // place lists and NUMA memory. Include this, or <weft/weft.hpp> for every
 // layer. See docs/topology-format.md and docs/runtime.md.
 
+#include "weft/sched/cpu.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "weft/sched/latency_probe.hpp"
 #include "weft/sched/mctop_alg.hpp"

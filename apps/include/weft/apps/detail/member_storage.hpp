@@ -9,9 +9,11 @@
 #include <memory>
 #include <new>
 
+#include "weft/sched/cpu.hpp"
+
 namespace weft::detail {
 
-inline constexpr std::size_t kCacheLine = 64;
+inline constexpr std::size_t kCacheLine = sched::cache_line_size;
 
 template <class T>
 struct alignas(kCacheLine) Padded {

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "weft/runtime/detail/task.hpp"
+#include "weft/sched/cpu.hpp"
 
 namespace weft::detail {
 
@@ -16,7 +17,7 @@ class SpinLock {
  public:
   void lock() noexcept {
     while (flag_.exchange(true, std::memory_order_acquire))
-      while (flag_.load(std::memory_order_relaxed)) __builtin_ia32_pause();
+      while (flag_.load(std::memory_order_relaxed)) sched::cpu_relax();
   }
   bool try_lock() noexcept { return !flag_.exchange(true, std::memory_order_acquire); }
   void unlock() noexcept { flag_.store(false, std::memory_order_release); }
