@@ -19,12 +19,12 @@
 #include "weft/sync/flat_combining.hpp"
 #include "weft/sync/hsynch.hpp"
 #include "weft/sched/topology.hpp"
-#include "weft/sync/linearizability.hpp"
 #include "weft/sync/lock_free_object.hpp"
 #include "weft/sync/mutex_object.hpp"
 #include "weft/sync/osci.hpp"
 #include "weft/sync/oyama.hpp"
 #include "weft/sync/psim.hpp"
+#include "weft/testing/linearizability.hpp"
 
 namespace ws = weft::sync;
 using weft::sync::test::Rng;

@@ -8,7 +8,7 @@
 
 #include "combining_families.hpp"
 #include "sync_test_util.hpp"
-#include "weft/sync/linearizability.hpp"
+#include "weft/testing/linearizability.hpp"
 
 namespace ws = weft::sync;
 using namespace weft::sync::test;  // sync_test_util.hpp

@@ -12,7 +12,7 @@
 #include "sync_test_util.hpp"
 #include "weft/sync/combining_stack.hpp"
 #include "weft/sync/dsmsynch.hpp"
-#include "weft/sync/linearizability.hpp"
+#include "weft/testing/linearizability.hpp"
 
 namespace ws = weft::sync;
 using namespace weft::sync::test;  // sync_test_util.hpp

@@ -1,6 +1,6 @@
 // The checker must reject non-linearizable histories (so that the algorithm
 // tests mean something) and accept linearizable ones with overlap.
-#include "weft/sync/linearizability.hpp"
+#include "weft/testing/linearizability.hpp"
 
 #include <gtest/gtest.h>
 

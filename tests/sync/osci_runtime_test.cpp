@@ -14,8 +14,8 @@
 #include "weft/sync/combining_queue.hpp"
 #include "weft/sync/fetch_multiply.hpp"
 #include "weft/sync/hsynch.hpp"
-#include "weft/sync/linearizability.hpp"
 #include "weft/sync/osci.hpp"
+#include "weft/testing/linearizability.hpp"
 
 namespace ws = weft::sync;
 using namespace weft::sync::test;  // sync_test_util.hpp

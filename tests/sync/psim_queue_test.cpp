@@ -21,7 +21,7 @@
 
 #include "sync_test_util.hpp"
 #include "weft/runtime.hpp"
-#include "weft/sync/linearizability.hpp"
+#include "weft/testing/linearizability.hpp"
 
 namespace ws = weft::sync;
 using namespace weft::sync::test;  // sync_test_util.hpp

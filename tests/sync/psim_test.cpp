@@ -25,8 +25,8 @@
 #include "weft/sync/combining_queue.hpp"
 #include "weft/sync/combining_stack.hpp"
 #include "weft/sync/fetch_multiply.hpp"
-#include "weft/sync/linearizability.hpp"
 #include "weft/sync/psim_stack.hpp"
+#include "weft/testing/linearizability.hpp"
 
 namespace ws = weft::sync;
 using namespace weft::sync::test;  // sync_test_util.hpp

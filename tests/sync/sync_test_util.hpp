@@ -19,7 +19,7 @@
 
 #include "weft/runtime.hpp"
 #include "weft/sync/combining.hpp"
-#include "weft/sync/linearizability.hpp"
+#include "weft/testing/linearizability.hpp"
 
 namespace weft::sync::test {
 

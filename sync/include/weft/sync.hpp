@@ -1,8 +1,8 @@
 #pragma once
 // The sync layer of weft: combining objects (Osci, PSim-x and the algorithms
-// they are measured against), the queues and stacks built from them, waiting
-// policies and the linearizability checker. Include this, or <weft/weft.hpp>
-// for every layer. See docs/sync-combining.md.
+// they are measured against), the queues and stacks built from them and the
+// waiting policies. Include this, or <weft/weft.hpp> for every layer. See
+// docs/sync-combining.md.
 
 #include "weft/sync/bounded_queue.hpp"
 #include "weft/sync/bounded_stack.hpp"
@@ -15,7 +15,6 @@
 #include "weft/sync/fetch_multiply.hpp"
 #include "weft/sync/flat_combining.hpp"
 #include "weft/sync/hsynch.hpp"
-#include "weft/sync/linearizability.hpp"
 #include "weft/sync/lock_free_object.hpp"
 #include "weft/sync/mutex_object.hpp"
 #include "weft/sync/osci.hpp"

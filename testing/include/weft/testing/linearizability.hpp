@@ -19,6 +19,11 @@
 // linearized operations, model state) so that no configuration is explored
 // twice. Models are Porcupine-style: step(state, op, result) returns the next
 // state if the sequential specification allows `op` to return `result`.
+//
+// Test support, not part of weft's API: weft's own tests (and benchmarks)
+// reach it through the weft_testing CMake target (testing/CMakeLists.txt);
+// it is not installed. Its names stay in weft::sync, beside the sync
+// objects and sequential models it checks.
 
 #include <algorithm>
 #include <atomic>
