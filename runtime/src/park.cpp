@@ -29,7 +29,7 @@ bool park_thread(std::chrono::steady_clock::time_point deadline) {
   Task* self = as_task(current_task());
   if (self->wake.exchange(kNoToken, std::memory_order_acq_rel) == kToken) return true;
   // Spin first, about 20 us: an unpark now costs the unparker no futex wake.
-  // Every few rounds the CPU is offered to other threads (sched_yield): the
+  // After every round the CPU is offered to other threads (sched_yield): the
   // ULT that will unpark us may be on a worker that shares this CPU.
   for (int round = 0; round < 32; ++round) {
     for (int i = 0; i < 64; ++i) {
@@ -41,7 +41,7 @@ bool park_thread(std::chrono::steady_clock::time_point deadline) {
       cpu_relax();
     }
     if (deadline != clock::time_point::max() && clock::now() >= deadline) return false;
-    if ((round & 3) == 3) sched_yield();
+    sched_yield();
   }
   std::uint32_t expected = kNoToken;
   if (!self->wake.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel)) {
