@@ -30,9 +30,14 @@
 #include "weft/sched/topology.hpp"
 #include "weft/sched/topology_io.hpp"
 
+#include "text_format.hpp"  // sched/src: join, json_escape
+
 namespace ws = weft::sched;
 
 namespace {
+
+using ws::detail::join;
+using ws::detail::json_escape;
 
 const char* kUsage =
     "usage:\n"
@@ -355,15 +360,6 @@ int cmd_place(int argc, char** argv) {
   return 0;
 }
 
-std::string join(const std::vector<int>& v, const char* sep = ",") {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += sep;
-    s += std::to_string(v[i]);
-  }
-  return s;
-}
-
 int cmd_power(int argc, char** argv) {
   std::vector<std::string> opts = kMachineOpts;
   opts.insert(opts.end(), {"--measure", "--interval", "--save"});
@@ -387,9 +383,7 @@ int cmd_power(int argc, char** argv) {
   if (a.json) {
     std::cout << "{\"rapl_available\":" << (st.available ? "true" : "false");
     if (!st.available) {
-      std::string r;
-      for (char c : st.reason) r += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-      std::cout << ",\"rapl_reason\":\"" << r << "\"";
+      std::cout << ",\"rapl_reason\":\"" << json_escape(st.reason) << "\"";
     }
     std::cout << ",\"power_source\":\"" << ws::to_string(t.power_source()) << "\",\"sockets\":[";
     for (int s = 0; s < t.num_sockets(); ++s) {

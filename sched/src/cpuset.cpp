@@ -9,6 +9,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "sysfs_file.hpp"
+
 namespace weft::sched {
 
 std::vector<int> allowed_cpus() {
@@ -24,12 +26,7 @@ std::vector<int> allowed_cpus() {
 
 namespace {
 
-std::optional<std::string> read_first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  return line;
-}
+using detail::read_first_line;
 
 // Limit (in CPUs) set by one cgroup directory, v2 or v1; nullopt if none.
 std::optional<double> limit_in_dir(const std::string& dir) {

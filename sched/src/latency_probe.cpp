@@ -1,5 +1,5 @@
-// MCTOP-ALG step 1 (thesis §7.3.1 [L2091-2114], Fig 7.3) and the practical
-// considerations of §7.3.5 [L2136-2148]: DVFS warm-up, SMT detection. Plus
+// MCTOP-ALG step 1 (thesis §7.3.1 "Context-to-Context Latencies", Fig 7.3)
+// and the practical considerations of §7.3.5: DVFS warm-up, SMT detection. Plus
 // what the thesis leaves implicit and a virtual machine gets wrong: the timed
 // CAS must be the only access that moves the line, the clock must be fenced,
 // the threads must be where they were pinned, and a value no transfer can
@@ -24,6 +24,7 @@
 #include <system_error>
 #include <thread>
 
+#include "pair_samples.hpp"
 #include "weft/sched/cpu.hpp"
 #include "weft/sched/cpuset.hpp"
 

@@ -9,15 +9,13 @@
 #include <ostream>
 #include <sstream>
 
+#include "text_format.hpp"
+
 namespace weft::sched {
 
 namespace {
 
-std::string shortest(double v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
+using detail::shortest_number;
 
 // One line of the input: its number, its text and its words (comment cut).
 struct Line {
@@ -152,7 +150,7 @@ void save_latency_table(const LatencyTable& t, std::ostream& out, const std::vec
   out << "# latency table: row i, column j = cycles between cpu i and cpu j; format: docs/topology-format.md\n";
   std::vector<std::string> cells(t.values.size());
   size_t width = 1;
-  for (size_t i = 0; i < cells.size(); ++i) width = std::max(width, (cells[i] = shortest(t.values[i])).size());
+  for (size_t i = 0; i < cells.size(); ++i) width = std::max(width, (cells[i] = shortest_number(t.values[i])).size());
   for (int c : t.os_cpus) width = std::max(width, std::to_string(c).size());
   auto line = [&](const char* key, const std::vector<int>& v) {
     out << key;

@@ -1,5 +1,5 @@
-// MCTOP-ALG steps 2-4 (thesis §7.3.2-§7.3.4, [L2116-2134]). Where step 3's
-// reduction cannot be done, §7.3.5 [L2142-2146] stops ("some of the
+// MCTOP-ALG steps 2-4 (thesis §7.3.2-§7.3.4). Where step 3's reduction
+// cannot be done, §7.3.5 "Practical Considerations" stops ("some of the
 // measurements cannot be clustered properly ... the user must retry"); weft
 // resolves the level by majority linkage and reports every misfit pair
 // instead (the deviation is described in mctop_alg.hpp and
@@ -12,6 +12,8 @@
 #include <map>
 #include <numeric>
 #include <sstream>
+
+#include "text_format.hpp"
 
 namespace weft::sched {
 
@@ -51,11 +53,8 @@ namespace {
 
 using Groups = std::vector<std::vector<int>>;  // each ascending; ordered by first member
 
-std::string num(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
-}
+// A latency in messages as `std::ostream << v` writes it.
+std::string num(double v) { return detail::format_number(v); }
 
 // What the steps share: the table, its clusters and each pair's cluster.
 struct Clustered {

@@ -1,6 +1,7 @@
-// MCTOP enrichment (thesis §7.4 [L2152-2162]): memory latency by a random
-// linked list of line-sized nodes; bandwidth by sequential reads, one thread
-// and one thread per local context (max = sum of per-thread bandwidths).
+// MCTOP enrichment (thesis §7.4 "Enriching MCTOP Topologies"): memory
+// latency by a random linked list of line-sized nodes; bandwidth by
+// sequential reads, one thread and one thread per local context (max = sum
+// of per-thread bandwidths).
 #include "weft/sched/numa_memory.hpp"
 
 #include <numa.h>

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "text_format.hpp"
+
 namespace weft::sched {
 
 namespace {
@@ -131,14 +133,7 @@ constexpr AbstractName kNames[] = {{"threads", OmpPlacesSpec::Kind::Threads},
                                    {"numa_domains", OmpPlacesSpec::Kind::NumaDomains},
                                    {"sockets", OmpPlacesSpec::Kind::Sockets}};
 
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(v[i]);
-  }
-  return s;
-}
+using detail::join;
 
 }  // namespace
 

@@ -9,17 +9,16 @@
 #include <sstream>
 #include <vector>
 
+#include "text_format.hpp"
+
 namespace weft::sched {
 
 TopologyFormatError::TopologyFormatError(const std::string& source, int line, const std::string& message)
     : std::runtime_error(source + ":" + std::to_string(line) + ": " + message), line_(line) {}
 
 namespace {
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+// Every digit a double has, so that a loaded topology equals the saved one.
+std::string num(double v) { return detail::format_number(v, "%.17g"); }
 }  // namespace
 
 void save_topology(const Topology& t, std::ostream& out) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "latency_machines.hpp"
+#include "pair_samples.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "weft/sched/latency_probe.hpp"
 
@@ -81,7 +82,7 @@ TEST(MctopAlg, OpteronOsNodeMappingIsCorrectedByMemoryLatency) {
   AlgOptions o;
   o.num_nodes = 8;
   o.smt = false;
-  // The OS maps the 48 cores to 4 of the 8 nodes ([L2014]).
+  // The OS maps the 48 cores to 4 of the 8 nodes (thesis §7.1).
   for (int i = 0; i < 48; ++i) o.os_node_of_row.push_back((i / 12) * 2);
   AlgResult wrong = infer_topology(make_table(opteron(), 0, 1), o);
   EXPECT_EQ(wrong.topology.node_of(6), 0);  // majority vote keeps the OS's mistake

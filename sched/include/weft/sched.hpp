@@ -13,5 +13,6 @@
 #include "weft/sched/place_pool.hpp"
 #include "weft/sched/placement.hpp"
 #include "weft/sched/power.hpp"
+#include "weft/sched/power_model.hpp"
 #include "weft/sched/topology.hpp"
 #include "weft/sched/topology_io.hpp"

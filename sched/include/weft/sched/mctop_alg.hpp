@@ -57,8 +57,8 @@ struct AlgOptions {
   std::vector<int> os_node_of_row;
   // Optional memory latency from each inferred socket (row) to each OS node
   // (column, in ascending node id order `node_ids`): when given, each socket's
-  // local node is the one with the lowest latency (§7.4 / the Opteron case,
-  // [L2014], where the OS's mapping is wrong).
+  // local node is the one with the lowest latency (§7.4 / the Opteron case
+  // of §7.1, where the OS's mapping is wrong).
   std::vector<std::vector<double>> socket_node_latency;
   std::vector<int> node_ids;
 };

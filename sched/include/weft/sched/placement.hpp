@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/sched/power_model.hpp"
 #include "weft/sched/topology.hpp"
 
 namespace weft::sched {
@@ -54,22 +55,6 @@ std::string_view to_string(Policy policy);
 // BALANCE_CORE. Throws std::invalid_argument naming the bad name and listing
 // the valid ones.
 Policy parse_policy(std::string_view name);
-
-// Estimated maximum power of running on a set of contexts (the thesis's Fig 7.5
-// "Max pow no DRAM / with DRAM"), from the topology's power model (PowerInfo).
-struct PowerEstimate {
-  PowerSource source = PowerSource::None;
-  std::vector<int> sockets;       // sockets used, in order of first use
-  std::vector<double> package_w;  // per used socket: package power (idle included)
-  std::vector<double> dram_w;     // per used socket: DRAM power (idle included)
-  double unused_package_w = 0;    // idle package power of the sockets not used
-  double unused_dram_w = 0;       // idle DRAM power of the sockets not used
-  double used_package_w() const;  // sum of package_w ("max pow no DRAM" of Fig 7.5)
-  double used_total_w() const;    // sum of package_w and dram_w ("max pow with DRAM")
-  double machine_total_w() const; // used_total_w() plus the idle power of the unused sockets
-};
-// nullopt when the topology has no power model. Duplicate contexts count once.
-std::optional<PowerEstimate> estimate_power(const Topology& topo, std::span<const int> contexts);
 
 // A placement of n threads: thread i runs on contexts[i].
 struct Placement {

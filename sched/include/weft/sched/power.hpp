@@ -3,7 +3,7 @@
 // measured with Intel RAPL through Linux powercap
 // (/sys/class/powercap/intel-rapl:<pkg>[:<sub>]/energy_uj), under the same
 // memory-intensive workload as the bandwidth plugin, giving the per-level
-// model of topology.hpp's PowerInfo. RAPL is optional: rapl_status() says
+// model of power_model.hpp's PowerInfo. RAPL is optional: rapl_status() says
 // whether it can be read and, if not, why; measure_power() throws
 // PowerUnavailable with that reason. Without RAPL a model can still come
 // from a topology file's "power" lines or Topology::with_power().

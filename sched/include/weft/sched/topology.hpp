@@ -2,6 +2,9 @@
 // The machine as MCTOP sees it (thesis §7.2, Table 7.1): hardware contexts,
 // cores, per-latency-level groups of contexts, sockets, NUMA nodes, and a
 // context-to-context latency table, plus optional per-node memory figures.
+// ("The thesis" here and in the other sched headers: V. Trigonakis, "Towards
+// Scalable Synchronization on Multi-Cores", EPFL thesis 7246, 2016, whose
+// chapter 7 is MCTOP.)
 //
 // Units: every latency in this header is in CYCLES (TSC cycles when measured
 // by MCTOP-ALG, see mctop_alg.hpp; the thesis's Ivy cycle figures when
@@ -14,6 +17,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "weft/sched/power_model.hpp"
 
 namespace weft::sched {
 
@@ -47,38 +52,6 @@ struct MemoryInfo {
   double bandwidth_gbs = 0;         // read bandwidth, all local contexts together (sum)
   double bandwidth_single_gbs = 0;  // read bandwidth of one local thread
   bool measured() const { return latency_ns > 0 || bandwidth_gbs > 0 || bandwidth_single_gbs > 0; }
-};
-
-// Where a Topology's power figures came from (they are optional).
-enum class PowerSource {
-  None,       // no power figures (the default): power-oriented policies fall back to structure
-  Estimated,  // given, not measured here (a topology file's "power" lines without "power-source measured",
-              //   or values injected with with_power(..., Estimated))
-  Measured,   // measured on this machine with Intel RAPL (power.hpp, thesis §7.4 "Power")
-};
-std::string_view to_string(PowerSource source);
-
-// Power model of one socket, one increment per topology level (thesis §7.4
-// "Power Consumption": idle power, power of the first hardware context, of the
-// second core, and of the second context of a core, measured with the
-// memory-intensive bandwidth workload; §5.3: "activating the first core of a
-// socket is more expensive than activating any subsequent due to the
-// activation of the uncore"). Watts. A socket with c active cores and h active
-// contexts (h >= c >= 1) is estimated to draw at most
-//   package: idle_w + socket_w + (c - 1) * core_w + (h - c) * context_w
-//   DRAM:    dram_idle_w + dram_active_w
-// and an inactive socket idle_w + dram_idle_w.
-struct PowerInfo {
-  double idle_w = 0;         // package power with none of the socket's contexts active
-  double socket_w = 0;       // socket level: + the first active core (wakes the package / uncore)
-  double core_w = 0;         // core level: + each further active core
-  double context_w = 0;      // context level: + each further active hardware context of an active core (SMT)
-  double dram_idle_w = 0;    // the socket's DRAM (RAPL "dram" domain), idle
-  double dram_active_w = 0;  // + DRAM when the socket runs the memory-intensive workload (max)
-  // Max package / DRAM power with `cores` active cores and `contexts` active contexts.
-  double package_w(int cores, int contexts) const;
-  double dram_w(bool active) const { return dram_idle_w + (active ? dram_active_w : 0); }
-  bool operator==(const PowerInfo&) const = default;
 };
 
 // The placement-relevant facts about one hardware context.

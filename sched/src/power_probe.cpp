@@ -1,184 +1,26 @@
-// RAPL power measurement (thesis §7.4 "Power Consumption"); see power.hpp.
-// The phases follow libmctop's power plugin: idle, 1st core, 1st two cores,
-// two contexts of one core, everything, each running a sequential memory read
-// loop, the differences giving the per-level increments.
-#include "weft/sched/power.hpp"
-
-#include <dirent.h>
-#include <unistd.h>
-
+// Measuring a topology's power model with RAPL (Trigonakis, "Towards
+// Scalable Synchronization on Multi-Cores", EPFL thesis 7246, 2016, §7.4
+// "Power Consumption"). The phases follow libmctop's power plugin: idle, 1st
+// core, 1st two cores, two contexts of one core, everything, each running a
+// sequential memory read loop, the differences giving the per-level
+// increments (power_model_from_phases).
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <condition_variable>
-#include <cstring>
-#include <fstream>
-#include <map>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
-#include <sstream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
+#include "sysfs_file.hpp"
 #include "weft/sched/cpuset.hpp"
+#include "weft/sched/power.hpp"
 
 namespace weft::sched {
-
-namespace {
-
-bool read_line(const std::string& path, std::string& line, int* err = nullptr) {
-  std::ifstream in(path);
-  if (!in) {
-    if (err) *err = errno;
-    return false;
-  }
-  if (!std::getline(in, line)) {
-    if (err) *err = errno ? errno : EIO;
-    return false;
-  }
-  return true;
-}
-
-bool read_number(const std::string& path, double& v, int* err = nullptr) {
-  std::string line;
-  if (!read_line(path, line, err)) return false;
-  try {
-    size_t used = 0;
-    v = std::stod(line, &used);
-    return used > 0;
-  } catch (...) {
-    if (err) *err = EINVAL;
-    return false;
-  }
-}
-
-// "intel-rapl:<a>" -> {a}; "intel-rapl:<a>:<b>" -> {a, b}; else empty.
-std::vector<int> rapl_indices(const std::string& entry) {
-  const std::string prefix = "intel-rapl:";
-  if (entry.rfind(prefix, 0) != 0) return {};
-  std::vector<int> out;
-  std::stringstream rest(entry.substr(prefix.size()));
-  std::string part;
-  while (std::getline(rest, part, ':')) {
-    if (part.empty() || !std::all_of(part.begin(), part.end(), ::isdigit)) return {};
-    out.push_back(std::stoi(part));
-  }
-  return out;
-}
-
-}  // namespace
-
-RaplStatus rapl_status(const std::string& root) {
-  RaplStatus st;
-  DIR* dir = opendir(root.c_str());
-  if (!dir) {
-    st.reason = root + " cannot be opened (" + std::strerror(errno) +
-                "): no Linux powercap interface, so no RAPL (it needs an Intel CPU since Sandy Bridge or an AMD "
-                "Zen CPU, the intel_rapl_msr / intel_rapl_common driver, and /sys mounted)";
-    return st;
-  }
-  struct Entry {
-    std::string name;
-    std::vector<int> idx;
-  };
-  std::vector<Entry> entries;
-  while (dirent* e = readdir(dir)) {
-    std::string n = e->d_name;
-    auto idx = rapl_indices(n);
-    if (!idx.empty() && idx.size() <= 2) entries.push_back({n, idx});
-  }
-  closedir(dir);
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.idx < b.idx; });
-  std::map<int, int> package_of_zone;  // top-level zone index -> package id
-  for (const auto& e : entries) {
-    RaplDomain d;
-    d.path = root + "/" + e.name;
-    if (!read_line(d.path + "/name", d.name)) continue;
-    double range = 0;
-    if (read_number(d.path + "/max_energy_range_uj", range)) d.max_energy_uj = range;
-    if (e.idx.size() == 1) {
-      if (d.name.rfind("package-", 0) != 0) continue;  // e.g. "psys"
-      try {
-        d.package = std::stoi(d.name.substr(8));
-      } catch (...) {
-        continue;
-      }
-      package_of_zone[e.idx[0]] = d.package;
-      st.packages.push_back(d);
-    } else if (d.name == "dram") {
-      auto it = package_of_zone.find(e.idx[0]);
-      if (it == package_of_zone.end()) continue;
-      d.package = it->second;
-      st.dram.push_back(d);
-    }
-  }
-  std::sort(st.packages.begin(), st.packages.end(), [](const RaplDomain& a, const RaplDomain& b) { return a.package < b.package; });
-  std::sort(st.dram.begin(), st.dram.end(), [](const RaplDomain& a, const RaplDomain& b) { return a.package < b.package; });
-  if (st.packages.empty()) {
-    st.reason = root + " has no RAPL package domain (intel-rapl:<n> named package-<n>): this CPU or kernel exposes no RAPL";
-    return st;
-  }
-  for (const auto* list : {&st.packages, &st.dram})
-    for (const auto& d : *list) {
-      double v = 0;
-      int err = 0;
-      if (!read_number(d.path + "/energy_uj", v, &err)) {
-        st.reason = "cannot read " + d.path + "/energy_uj (" + std::strerror(err) + ")" +
-                    (err == EACCES || err == EPERM
-                         ? ": since Linux 5.10 (CVE-2020-8694) the RAPL energy counters are readable by root only; "
-                           "run as root or make them readable (chmod a+r .../energy_uj)"
-                         : "");
-        return st;
-      }
-    }
-  st.available = true;
-  return st;
-}
-
-std::string RaplStatus::describe() const {
-  std::ostringstream o;
-  if (!available) {
-    o << "RAPL: unavailable: " << reason << "\n";
-    return o.str();
-  }
-  o << "RAPL: available, " << packages.size() << " package domain(s), " << dram.size() << " DRAM domain(s)\n";
-  for (const auto& d : packages) o << "  " << d.path << " (" << d.name << ")\n";
-  for (const auto& d : dram) o << "  " << d.path << " (dram of package " << d.package << ")\n";
-  return o.str();
-}
-
-RaplSample rapl_sample(const RaplStatus& st) {
-  RaplSample s;
-  s.when = std::chrono::steady_clock::now();
-  auto read = [](const RaplDomain& d) {
-    double v = 0;
-    int err = 0;
-    if (!read_number(d.path + "/energy_uj", v, &err))
-      throw PowerUnavailable("weft: cannot read " + d.path + "/energy_uj (" + std::strerror(err) + ")");
-    return v;
-  };
-  for (const auto& d : st.packages) s.package_uj.push_back(read(d));
-  for (const auto& d : st.dram) s.dram_uj.push_back(read(d));
-  return s;
-}
-
-RaplPower rapl_power(const RaplStatus& st, const RaplSample& a, const RaplSample& b) {
-  const double secs = std::chrono::duration<double>(b.when - a.when).count();
-  if (!(secs > 0)) throw std::invalid_argument("weft::sched::rapl_power: the second sample is not later than the first");
-  auto watts = [&](const std::vector<RaplDomain>& doms, const std::vector<double>& x, const std::vector<double>& y) {
-    if (x.size() != doms.size() || y.size() != doms.size())
-      throw std::invalid_argument("weft::sched::rapl_power: samples do not match the status's domains");
-    std::vector<double> out;
-    for (size_t i = 0; i < doms.size(); ++i) {
-      double d = y[i] - x[i];
-      if (d < 0) d += doms[i].max_energy_uj;  // the counter wrapped
-      out.push_back(std::max(0.0, d) / 1e6 / secs);
-    }
-    return out;
-  };
-  return {watts(st.packages, a.package_uj, b.package_uj), watts(st.dram, a.dram_uj, b.dram_uj)};
-}
 
 std::vector<PowerInfo> power_model_from_phases(const PowerPhases& ph, const Topology& t) {
   const size_t S = static_cast<size_t>(t.num_sockets());
@@ -300,17 +142,18 @@ PowerPhases measure_power_phases(const Topology& t, const PowerProbeOptions& o) 
   std::vector<int> pkg(static_cast<size_t>(S), -1), dram(static_cast<size_t>(S), -1);
   for (int s = 0; s < S; ++s) {
     const int cpu = t.os_cpu(t.socket_contexts(s).front());
-    double id = 0;
     const std::string path = o.cpu_sysfs_root + "/cpu" + std::to_string(cpu) + "/topology/physical_package_id";
-    if (!read_number(path, id))
+    const std::optional<double> package_id = detail::read_number(path);
+    if (!package_id)
       throw PowerUnavailable("weft: cannot read " + path + " to find socket " + std::to_string(s) + "'s RAPL package");
+    const int id = static_cast<int>(*package_id);
     for (size_t i = 0; i < st.packages.size(); ++i)
-      if (st.packages[i].package == static_cast<int>(id)) pkg[static_cast<size_t>(s)] = static_cast<int>(i);
+      if (st.packages[i].package == id) pkg[static_cast<size_t>(s)] = static_cast<int>(i);
     for (size_t i = 0; i < st.dram.size(); ++i)
-      if (st.dram[i].package == static_cast<int>(id)) dram[static_cast<size_t>(s)] = static_cast<int>(i);
+      if (st.dram[i].package == id) dram[static_cast<size_t>(s)] = static_cast<int>(i);
     if (pkg[static_cast<size_t>(s)] < 0)
       throw PowerUnavailable("weft: socket " + std::to_string(s) + " (cpu " + std::to_string(cpu) + ", package " +
-                             std::to_string(static_cast<int>(id)) + ") has no RAPL package domain under " + o.powercap_root);
+                             std::to_string(id) + ") has no RAPL package domain under " + o.powercap_root);
   }
   const bool have_dram = std::all_of(dram.begin(), dram.end(), [](int d) { return d >= 0; });
   Load load(t, o.buffer_bytes);
