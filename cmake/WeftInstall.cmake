@@ -1,10 +1,14 @@
+# The install tree: the layers' libraries and headers (weft_layer() installs
+# each layer's include/), the umbrella header, and the find_package(weft)
+# package (weftConfig.cmake, its version file, the dependencies it finds).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 install(TARGETS weft weft_apps weft_sync weft_runtime weft_sched
         EXPORT weftTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        INCLUDES DESTINATION include)
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/weft/weft.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/weft)
 install(EXPORT weftTargets NAMESPACE weft:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
 configure_package_config_file(cmake/weftConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake

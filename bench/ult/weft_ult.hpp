@@ -1,10 +1,7 @@
 // weft's side of the `weft-bench ult` suite: the same shapes as the baselines
 // in baselines.hpp (each returns the measured region's wall time and its
 // operation count; each verifies its result and throws if it is wrong).
-// Defined in bench/ult/weft_ult.cpp (the runtime's owners write it; the
-// build picks the file up when it exists). Until a function is defined, its
-// case in suite.cpp lists the weft row as "missing"; registering it is the
-// one line shown beside that case.
+// Defined in bench/ult/weft_ult.cpp.
 #pragma once
 
 #include <cstddef>
