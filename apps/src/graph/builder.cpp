@@ -13,6 +13,7 @@
 #include "weft/apps/graph/detail/atomics.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
 #include "weft/apps/graph/detail/progress_meter.hpp"
+#include "weft/apps/graph/detail/relabel.hpp"
 #include "weft/apps/sort.hpp"
 
 namespace weft::graph {
@@ -166,38 +167,10 @@ WeightedCSRGraph build_graph(WEdgeList edges, const BuildOptions& options) { ret
 CSRGraph relabel_by_degree(const CSRGraph& g, Array<NodeId>* new_id_out) {
   if (g.directed()) throw std::invalid_argument("relabel_by_degree: the graph is directed (it relabels undirected graphs)");
   return detail::on_runtime([&] {
-    const NodeId n = g.num_nodes();
-    // (degree, id) in decreasing order: the new id of a vertex is its rank.
-    struct DegreeId {
-      EdgeOffset degree;
-      NodeId id;
-    };
-    Array<DegreeId> order(static_cast<std::size_t>(n));
-    weft::parallel_for(NodeId{0}, n, [&](NodeId u) { order[u] = {g.out_degree(u), u}; }, schedule_static());
-    weft::parallel_sort(order.begin(), order.end(), [](const DegreeId& a, const DegreeId& b) {
-      return a.degree != b.degree ? a.degree > b.degree : a.id < b.id;
-    });
-    Array<NodeId> new_id(static_cast<std::size_t>(n));
-    Array<EdgeOffset> degree(static_cast<std::size_t>(n));
-    weft::parallel_for(NodeId{0}, n, [&](NodeId r) {
-      degree[r] = order[r].degree;
-      new_id[order[r].id] = r;
-    }, schedule_static());
-    order.release();
-    Array<EdgeOffset> offsets(static_cast<std::size_t>(n) + 1);
-    detail::parallel_prefix_sum(degree.data(), static_cast<std::size_t>(n), offsets.data());
-    degree.release();
-    Array<NodeId> neighbors(static_cast<std::size_t>(g.num_edges_directed()));
-    Array<NodeId> old_id(static_cast<std::size_t>(n));
-    weft::parallel_for(NodeId{0}, n, [&](NodeId u) { old_id[new_id[u]] = u; }, schedule_static());
-    weft::parallel_for(NodeId{0}, n, [&](NodeId r) {
-      NodeId* out = neighbors.data() + offsets[r];
-      NodeId* o = out;
-      for (const NodeId v : g.out_neigh(old_id[r])) *o++ = new_id[v];
-      std::sort(out, o);
-    });  // adaptive: the first (new) ids have the largest lists
-    if (new_id_out) *new_id_out = std::move(new_id);
-    return CSRGraph(n, std::move(offsets), std::move(neighbors));
+    // Adaptive loops: the first new ids have the longest lists to fill and sort.
+    auto loop = [](NodeId n, auto&& body) { weft::parallel_for(NodeId{0}, n, body); };
+    auto sort = [](auto first, auto last, auto less) { weft::parallel_sort(first, last, less); };
+    return detail::relabel_by_degree_with(g, loop, sort, new_id_out);
   });
 }
 

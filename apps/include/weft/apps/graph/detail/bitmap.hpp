@@ -16,13 +16,16 @@ namespace weft::graph::detail {
 class Bitmap {
  public:
   Bitmap() = default;
-  explicit Bitmap(std::size_t bits) : bits_(bits), words_((bits + 63) / 64, 0) {}
+  // `bits` bits, uninitialised: reset() them, or write every word.
+  explicit Bitmap(std::size_t bits) : bits_(bits), words_((bits + 63) / 64) {}
 
   std::size_t size() const noexcept { return bits_; }
   std::size_t num_words() const noexcept { return words_.size(); }
 
-  // Clears every bit (a static parallel loop).
+  // Clears every bit (a static weft loop; code on another runtime clears
+  // words() itself).
   void reset() { words_.fill(0); }
+  std::uint64_t* words() noexcept { return words_.data(); }
 
   bool get(std::size_t i) const noexcept { return (load(words_[i / 64]) >> (i % 64)) & 1; }
   void set_atomic(std::size_t i) noexcept {
