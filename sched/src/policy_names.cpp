@@ -28,10 +28,19 @@ constexpr std::array<Name, 12> kNames = {{
     {Policy::RrScale, "RR_SCALE"},
     {Policy::Power, "POWER"},
 }};
-constexpr std::array<Policy, 12> kAll = {Policy::None,       Policy::Sequential,     Policy::ConHwc,
-                                         Policy::ConCoreHwc, Policy::ConCore,        Policy::BalanceHwc,
-                                         Policy::BalanceCoreHwc, Policy::BalanceCore, Policy::RrHwc,
-                                         Policy::RrCore,     Policy::RrScale,        Policy::Power};
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kNames.size(); ++i)
+        if (static_cast<std::size_t>(kNames[i].policy) != i) return false;
+      return true;
+    }(),
+    "kNames lists every policy in enum order");
+// The policies of kNames, in its (the enum's) order.
+constexpr std::array<Policy, kNames.size()> kAll = [] {
+  std::array<Policy, kNames.size()> all{};
+  for (std::size_t i = 0; i < kNames.size(); ++i) all[i] = kNames[i].policy;
+  return all;
+}();
 
 }  // namespace
 

@@ -8,7 +8,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "ivy_machine.hpp"
+
 using namespace weft::sched;
+using weft::sched::testing::ivy_linux_numbering;
 using V = std::vector<int>;
 
 namespace {
@@ -27,17 +30,6 @@ V cat(std::initializer_list<V> parts) {
 const Topology& ivy() {
   static Topology t = Topology::from_hwloc_synthetic("pack:2 core:10 pu:2");
   return t;
-}
-// The real Ivy's Linux numbering (Fig 7.5): OS cpu n and n+20 are SMT siblings,
-// cpus 0-9 and 20-29 on socket 0.
-Topology ivy_linux_numbering() {
-  std::vector<ContextInfo> ctx;
-  for (int i = 0; i < 40; ++i) ctx.push_back({i, i % 20, (i % 20) / 10, (i % 20) / 10});
-  std::vector<double> lat(40 * 40);
-  for (int a = 0; a < 40; ++a)
-    for (int b = 0; b < 40; ++b)
-      lat[a * 40 + b] = a == b ? 0 : ctx[a].core == ctx[b].core ? 4 : ctx[a].socket == ctx[b].socket ? 112 : 308;
-  return Topology::from_parts(ctx, lat, LatencySource::Measured, "ivy");
 }
 const Topology& quad() {  // 4 sockets x 8 cores, one node each
   static Topology t = Topology::from_hwloc_synthetic("pack:4 [numa] core:8 pu:1");

@@ -12,11 +12,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "ivy_machine.hpp"
 #include "weft/sched/placement.hpp"
 #include "weft/sched/topology.hpp"
 #include "weft/sched/topology_io.hpp"
 
 using namespace weft::sched;
+using weft::sched::testing::ivy_linux_numbering;
 using V = std::vector<int>;
 
 namespace {
@@ -118,14 +120,8 @@ TEST(PowerModel, Fig75NoDramLineFromAFittedModel) {
   // on socket 0). A model fitted to Fig 7.5's CON_HWC 30-thread line:
   // socket 0 runs 10 cores / 20 contexts: 15 + 8.1 + 9*3 + 10*1.66 = 66.7;
   // socket 1 runs 5 cores / 10 contexts: 15 + 8.1 + 4*3 + 5*1.66 = 43.4.
-  std::vector<ContextInfo> ctx;
-  for (int i = 0; i < 40; ++i) ctx.push_back({i, i % 20, (i % 20) / 10, (i % 20) / 10});
-  std::vector<double> lat(40 * 40);
-  for (int a = 0; a < 40; ++a)
-    for (int b = 0; b < 40; ++b)
-      lat[a * 40 + b] = a == b ? 0 : ctx[a].core == ctx[b].core ? 4 : ctx[a].socket == ctx[b].socket ? 112 : 308;
   PowerInfo fit{15, 8.1, 3, 1.66, 20, 25.2};
-  Topology t = Topology::from_parts(ctx, lat, LatencySource::Measured, "ivy").with_power({fit, fit}, PowerSource::Measured);
+  Topology t = ivy_linux_numbering().with_power({fit, fit}, PowerSource::Measured);
   std::string s = place(t, Policy::ConHwc, 30).summary(t);
   EXPECT_NE(s.find("# Max pow no DRAM  : 66.7 43.4 = 110.1 Watt\n"), std::string::npos) << s;
   EXPECT_NE(s.find("# Max pow with DRAM: 111.9 88.6 = 200.5 Watt\n"), std::string::npos) << s;

@@ -170,66 +170,51 @@ std::size_t hash_sequence(const std::vector<T>& v) {
 }
 }  // namespace detail
 
+namespace detail {
+
+// A sequence of bounded capacity (unbounded by default), the shape of both
+// models below: an add appends at the back and fails iff full; a remove
+// fails iff empty and otherwise takes the oldest element (kFifo) or the
+// newest.
+template <class T, class OpType, class ResultType, typename OpType::Kind kAdd, bool kFifo>
+class BoundedSequenceModel {
+ public:
+  using State = std::vector<T>;  // front() is the oldest element, back() the newest
+  using Op = OpType;
+  using Result = ResultType;
+  explicit BoundedSequenceModel(std::size_t capacity = std::numeric_limits<std::size_t>::max(), State initial = {})
+      : cap_(capacity), initial_(std::move(initial)) {}
+  State init() const { return initial_; }
+  std::optional<State> step(const State& s, const Op& op, const Result& r) const {
+    if (op.kind == kAdd) {
+      if (s.size() >= cap_) return r.ok ? std::nullopt : std::optional<State>(s);
+      if (!r.ok) return std::nullopt;
+      State n = s;
+      n.push_back(op.value);
+      return n;
+    }
+    if (s.empty()) return r.ok ? std::nullopt : std::optional<State>(s);
+    if (!r.ok || !(r.value == (kFifo ? s.front() : s.back()))) return std::nullopt;
+    return kFifo ? State(s.begin() + 1, s.end()) : State(s.begin(), s.end() - 1);
+  }
+  std::size_t hash(const State& s) const { return hash_sequence(s); }
+
+ private:
+  std::size_t cap_;
+  State initial_;
+};
+
+}  // namespace detail
+
 // FIFO queue of bounded capacity (unbounded by default): enqueue fails iff
 // full, dequeue fails iff empty and otherwise returns the oldest element.
 template <class T>
-class QueueModel {
- public:
-  using State = std::vector<T>;  // front() is the oldest element
-  using Op = QueueOp<T>;
-  using Result = QueueResult<T>;
-  explicit QueueModel(std::size_t capacity = std::numeric_limits<std::size_t>::max(), State initial = {})
-      : cap_(capacity), initial_(std::move(initial)) {}
-  State init() const { return initial_; }
-  std::optional<State> step(const State& s, const Op& op, const Result& r) const {
-    if (op.kind == Op::Kind::enqueue) {
-      if (s.size() >= cap_) return r.ok ? std::nullopt : std::optional<State>(s);
-      if (!r.ok) return std::nullopt;
-      State n = s;
-      n.push_back(op.value);
-      return n;
-    }
-    if (s.empty()) return r.ok ? std::nullopt : std::optional<State>(s);
-    if (!r.ok || !(r.value == s.front())) return std::nullopt;
-    return State(s.begin() + 1, s.end());
-  }
-  std::size_t hash(const State& s) const { return detail::hash_sequence(s); }
+using QueueModel = detail::BoundedSequenceModel<T, QueueOp<T>, QueueResult<T>, QueueOp<T>::Kind::enqueue, true>;
 
- private:
-  std::size_t cap_;
-  State initial_;
-};
-
-// LIFO stack of bounded capacity (unbounded by default).
+// LIFO stack of bounded capacity (unbounded by default): push fails iff
+// full, pop fails iff empty and otherwise returns the newest element.
 template <class T>
-class StackModel {
- public:
-  using State = std::vector<T>;  // back() is the top
-  using Op = StackOp<T>;
-  using Result = StackResult<T>;
-  explicit StackModel(std::size_t capacity = std::numeric_limits<std::size_t>::max(), State initial = {})
-      : cap_(capacity), initial_(std::move(initial)) {}
-  State init() const { return initial_; }
-  std::optional<State> step(const State& s, const Op& op, const Result& r) const {
-    if (op.kind == Op::Kind::push) {
-      if (s.size() >= cap_) return r.ok ? std::nullopt : std::optional<State>(s);
-      if (!r.ok) return std::nullopt;
-      State n = s;
-      n.push_back(op.value);
-      return n;
-    }
-    if (s.empty()) return r.ok ? std::nullopt : std::optional<State>(s);
-    if (!r.ok || !(r.value == s.back())) return std::nullopt;
-    State n = s;
-    n.pop_back();
-    return n;
-  }
-  std::size_t hash(const State& s) const { return detail::hash_sequence(s); }
-
- private:
-  std::size_t cap_;
-  State initial_;
-};
+using StackModel = detail::BoundedSequenceModel<T, StackOp<T>, StackResult<T>, StackOp<T>::Kind::push, false>;
 
 // ---------------------------------------------------------------- checker
 
