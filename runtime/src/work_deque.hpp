@@ -4,7 +4,7 @@
 // PPoPP'13). The owner pushes and pops at the bottom; the owner and thieves
 // take the oldest entry at the top. Each slot also carries the entry's ticket
 // (its place in the worker's FIFO order), readable without touching the task.
-// The slot arrays live on the owner's NUMA node (sched::allocate_node_memory).
+// The slot arrays live on the owner's NUMA node (NodeMemoryCache).
 
 #include <atomic>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "task.hpp"
-#include "weft/sched/numa_memory.hpp"
+#include "node_memory_cache.hpp"
 
 namespace weft::detail {
 
@@ -113,13 +113,13 @@ class WorkDeque {
 
     static Array* make(std::size_t capacity, int os_node) {
       const std::size_t bytes = kSlotsOffset + capacity * sizeof(Slot);
-      void* mem = sched::allocate_node_memory(bytes, os_node);
-      auto* a = ::new (mem) Array(capacity, bytes);
+      void* mem = NodeMemoryCache::allocate(bytes, os_node);
+      auto* a = ::new (mem) Array(capacity, bytes, os_node);
       for (std::size_t i = 0; i < capacity; ++i) ::new (&a->slots[i]) Slot();
       return a;
     }
     struct Free {
-      void operator()(Array* a) const noexcept { sched::free_node_memory(a, a->bytes); }
+      void operator()(Array* a) const noexcept { NodeMemoryCache::release(a, a->bytes, a->node); }
     };
 
     Task* task(std::int64_t i) const { return slots[i & mask].task.load(std::memory_order_relaxed); }
@@ -132,12 +132,14 @@ class WorkDeque {
     }
     std::size_t mask;
     std::size_t bytes;
+    int node;
     Slot* slots;
 
    private:
-    Array(std::size_t capacity, std::size_t total_bytes)
+    Array(std::size_t capacity, std::size_t total_bytes, int os_node)
         : mask(capacity - 1),
           bytes(total_bytes),
+          node(os_node),
           slots(reinterpret_cast<Slot*>(reinterpret_cast<char*>(this) + kSlotsOffset)) {}
   };
   static_assert(sizeof(Array) <= Array::kSlotsOffset);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "futex.hpp"
+#include "node_memory_cache.hpp"
 #include "runtime_impl.hpp"
 #include "sanitizer.hpp"
 #include "stack_overflow.hpp"
@@ -70,10 +71,16 @@ void task_entry(void* transfer) {
 }
 
 void* Worker::operator new(std::size_t bytes, OnNode where) {
-  return sched::allocate_node_memory(bytes, where.os_node);  // bytes == sizeof(Worker): no subclasses
+  return NodeMemoryCache::allocate(bytes, where.os_node);  // bytes == sizeof(Worker): no subclasses
 }
-void Worker::operator delete(void* p, OnNode) noexcept { sched::free_node_memory(p, sizeof(Worker)); }
-void Worker::operator delete(void* p) noexcept { sched::free_node_memory(p, sizeof(Worker)); }
+void Worker::operator delete(void* p, OnNode where) noexcept {
+  NodeMemoryCache::release(p, sizeof(Worker), where.os_node);
+}
+void Worker::operator delete(Worker* w, std::destroying_delete_t) noexcept {
+  const int node = w->os_node_;
+  w->~Worker();
+  NodeMemoryCache::release(w, sizeof(Worker), node);
+}
 
 namespace {
 std::size_t round_to_pages(std::size_t bytes) {

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -58,7 +59,7 @@ class Worker final {
   };
   static void* operator new(std::size_t bytes, OnNode where);
   static void operator delete(void* p, OnNode) noexcept;  // the constructor threw
-  static void operator delete(void* p) noexcept;
+  static void operator delete(Worker* w, std::destroying_delete_t) noexcept;
 
   void start();        // on a pooled kernel thread (worker_threads.hpp)
   void join_thread();  // waits until that thread has left the worker

@@ -22,6 +22,7 @@ struct PooledThread {
   Worker* job = nullptr;
   cpu_set_t original{};                // the mask it was created with (where unpinned workers may run)
   void* altstack = nullptr;            // its signal stack, kept for the life of the thread (the process's)
+  int pinned_to = -1;                  // the CPU it is pinned to, -1: its original mask (read under the pool lock)
 };
 
 std::mutex& pool_mutex() {
@@ -35,19 +36,18 @@ std::vector<PooledThread*>& idle_threads() {
 
 void pooled_thread_main(PooledThread* self) {
   self->altstack = install_overflow_altstack();
-  int pinned_to = -1;  // -1: the original mask
   std::uint32_t seen = 0;
   while (true) {
     while (self->word.load(std::memory_order_acquire) == seen) futex_wait(&self->word, seen);
     seen = self->word.load(std::memory_order_acquire);
     Worker* w = self->job;
     const int cpu = w->pinned_cpu();
-    if (cpu != pinned_to) {
+    if (cpu != self->pinned_to) {
       if (cpu >= 0)
         sched::pin_current_thread(cpu);
       else
         pthread_setaffinity_np(pthread_self(), sizeof self->original, &self->original);
-      pinned_to = cpu;
+      self->pinned_to = cpu;
     }
     w->run_on_this_thread();  // returns when its runtime stops; the worker may be gone after
     {
@@ -63,9 +63,20 @@ void start_worker_thread(Worker* worker) {
   PooledThread* t = nullptr;
   {
     std::lock_guard lock(pool_mutex());
-    if (!idle_threads().empty()) {
-      t = idle_threads().back();
-      idle_threads().pop_back();
+    // Preferably one already pinned where this worker runs (re-pinning a
+    // thread migrates it: a tenth of a warm runtime start).
+    auto& idle = idle_threads();
+    const int cpu = worker->pinned_cpu();
+    std::size_t pick = idle.size();
+    for (std::size_t i = idle.size(); i-- > 0;)
+      if (idle[i]->pinned_to == cpu) {
+        pick = i;
+        break;
+      }
+    if (pick == idle.size() && !idle.empty()) pick = idle.size() - 1;
+    if (pick < idle.size()) {
+      t = idle[pick];
+      idle.erase(idle.begin() + static_cast<long>(pick));
     }
   }
   if (!t) {
