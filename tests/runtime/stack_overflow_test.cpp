@@ -24,15 +24,20 @@ __attribute__((noinline)) int recurse_a_little(int depth = 0) {
   return depth == 64 ? frame[0] : recurse_a_little(depth + 1) + frame[0];
 }
 
+// One unpinned worker with stacks of `stack_size`.
+Config one_worker(std::size_t stack_size) {
+  Config c;
+  c.workers = 1;
+  c.pin_workers = false;
+  c.stack_size = stack_size;
+  return c;
+}
+
 TEST(StackOverflowDeathTest, IsReportedWithSizeAndRemedy) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
-        Config c;
-        c.workers = 1;
-        c.pin_workers = false;
-        c.stack_size = 64 * 1024;
-        Runtime rt(c);
+        Runtime rt(one_worker(64 * 1024));
         rt.run([] { return recurse(0); });
       },
       "stack overflow in ULT #[0-9]+ on worker 0: it ran into the guard page below its stack "
@@ -59,11 +64,7 @@ TEST(StackOverflowDeathTest, CanaryStacksReportAnOverflowAtTheNextSwitch) {
   EXPECT_DEATH(
       {
         detail::StackCache::force_guard_for_testing(static_cast<int>(detail::StackGuard::canary));
-        Config c;
-        c.workers = 1;
-        c.pin_workers = false;
-        c.stack_size = kCanaryTestStack;
-        Runtime rt(c);
+        Runtime rt(one_worker(kCanaryTestStack));
         rt.run([] {
           auto other = spawn([] { this_ult::yield(); });  // someone to switch to
           overflow_then_yield(detail::tls_worker->current()->stack_lo);
@@ -87,16 +88,12 @@ TEST(StackOverflowDeathTest, IsReportedOnARecycledStackToo) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
-        Config c;
-        c.workers = 1;
-        c.pin_workers = false;
-        c.stack_size = 64 * 1024;
         {
-          Runtime warm(c);
+          Runtime warm(one_worker(64 * 1024));
           warm.run([] { return recurse_a_little(); });
         }
         release_unused_stacks();
-        Runtime rt(c);
+        Runtime rt(one_worker(64 * 1024));
         rt.run([] { return recurse(0); });
       },
       "stack overflow in ULT #[0-9]+ on worker 0: it ran into the guard page below its stack");
