@@ -11,6 +11,7 @@
 
 #include "graph/baselines.hpp"
 #include "weft/apps/graph/detail/bc_steps.hpp"
+#include "weft/apps/graph/detail/bfs_driver.hpp"
 #include "weft/apps/graph/detail/bfs_steps.hpp"
 #include "weft/apps/graph/detail/cc_steps.hpp"
 #include "weft/apps/graph/detail/frontier.hpp"
@@ -48,175 +49,114 @@ void omp_reset(Bitmap& bm) {
 
 // ------------------------------------------------------------------ BFS
 
-EdgeOffset td_step(const wg::CSRGraph& g, NodeId* parent, SlidingQueue<NodeId>& queue) {
-  EdgeOffset scout = 0;
-  const std::size_t lo = queue.window_begin(), hi = queue.window_end();
-#pragma omp parallel
-  {
-    QueueBuffer<NodeId> next(queue);
-#pragma omp for reduction(+ : scout) nowait
-    for (std::size_t i = lo; i < hi; ++i)
-      scout += wg::detail::claim_neighbors(g, parent, queue[i], [&](NodeId v) { next.push_back(v); });
-    next.flush();
-  }
-  queue.slide_window();
-  return scout;
-}
+// The parallel steps of detail::direction_optimizing_bfs with OpenMP
+// (GAPBS's bfs.cc: TDStep static, BUStep dynamic 1024 vertices).
+struct OmpSteps {
+  const wg::CSRGraph& g;
 
-std::int64_t bu_step(const wg::CSRGraph& g, NodeId* parent, const Bitmap& front, Bitmap& next) {
-  std::int64_t awake = 0;
-  const std::size_t words = front.num_words();
-#pragma omp parallel for reduction(+ : awake) schedule(dynamic, 16)
-  for (std::size_t w = 0; w < words; ++w) awake += wg::detail::bottom_up_word(g, parent, front, next, w);
-  return awake;
-}
-
-void queue_to_bitmap(const SlidingQueue<NodeId>& queue, Bitmap& bm) {
-  omp_reset(bm);
-  const std::size_t lo = queue.window_begin(), hi = queue.window_end();
+  void init(NodeId* parent) {
+    const NodeId n = g.num_nodes();
 #pragma omp parallel for
-  for (std::size_t i = lo; i < hi; ++i) bm.set_atomic(static_cast<std::size_t>(queue[i]));
-}
-
-void bitmap_to_queue(const Bitmap& bm, SlidingQueue<NodeId>& queue) {
-  const std::size_t words = bm.num_words();
-#pragma omp parallel
-  {
-    QueueBuffer<NodeId> out(queue);
-#pragma omp for nowait
-    for (std::size_t w = 0; w < words; ++w) wg::detail::push_word_vertices(bm, w, [&](NodeId v) { out.push_back(v); });
-    out.flush();
+    for (NodeId u = 0; u < n; ++u) parent[u] = wg::detail::unvisited_parent(g, u);
   }
-  queue.slide_window();
-}
+
+  EdgeOffset top_down(NodeId* parent, SlidingQueue<NodeId>& queue) {
+    EdgeOffset scout = 0;
+    const std::size_t lo = queue.window_begin(), hi = queue.window_end();
+#pragma omp parallel
+    {
+      QueueBuffer<NodeId> next(queue);
+#pragma omp for reduction(+ : scout) nowait
+      for (std::size_t i = lo; i < hi; ++i)
+        scout += wg::detail::claim_neighbors(g, parent, queue[i], [&](NodeId v) { next.push_back(v); });
+      next.flush();
+    }
+    queue.slide_window();
+    return scout;
+  }
+
+  std::int64_t bottom_up(NodeId* parent, const Bitmap& front, Bitmap& next) {
+    std::int64_t awake = 0;
+    const std::size_t words = front.num_words();
+#pragma omp parallel for reduction(+ : awake) schedule(dynamic, 16)
+    for (std::size_t w = 0; w < words; ++w) awake += wg::detail::bottom_up_word(g, parent, front, next, w);
+    return awake;
+  }
+
+  void queue_to_bitmap(const SlidingQueue<NodeId>& queue, Bitmap& bm) {
+    omp_reset(bm);
+    const std::size_t lo = queue.window_begin(), hi = queue.window_end();
+#pragma omp parallel for
+    for (std::size_t i = lo; i < hi; ++i) bm.set_atomic(static_cast<std::size_t>(queue[i]));
+  }
+
+  void bitmap_to_queue(const Bitmap& bm, SlidingQueue<NodeId>& queue) {
+    const std::size_t words = bm.num_words();
+#pragma omp parallel
+    {
+      QueueBuffer<NodeId> out(queue);
+#pragma omp for nowait
+      for (std::size_t w = 0; w < words; ++w) wg::detail::push_word_vertices(bm, w, [&](NodeId v) { out.push_back(v); });
+      out.flush();
+    }
+    queue.slide_window();
+  }
+
+  void finish(NodeId* parent) {
+    const NodeId n = g.num_nodes();
+#pragma omp parallel for
+    for (NodeId u = 0; u < n; ++u)
+      if (parent[u] < -1) parent[u] = -1;
+  }
+};
 
 }  // namespace
 
 wg::BfsResult omp_bfs(const wg::CSRGraph& g, NodeId source) {
-  constexpr int kAlpha = 15, kBeta = 18;
-  const NodeId n = g.num_nodes();
-  wg::BfsResult r;
-  r.parent = wg::Array<NodeId>(static_cast<std::size_t>(n));
-  NodeId* parent = r.parent.data();
-#pragma omp parallel for
-  for (NodeId u = 0; u < n; ++u) parent[u] = wg::detail::unvisited_parent(g, u);
-  parent[source] = source;
-  SlidingQueue<NodeId> queue(static_cast<std::size_t>(n));
-  queue.push_back(source);
-  queue.slide_window();
-  Bitmap front(static_cast<std::size_t>(n)), next(static_cast<std::size_t>(n));
-  EdgeOffset edges_to_check = g.num_edges_directed();
-  EdgeOffset scout_count = g.out_degree(source);
-  while (!queue.empty()) {
-    if (scout_count > edges_to_check / kAlpha) {
-      queue_to_bitmap(queue, front);
-      std::int64_t awake = static_cast<std::int64_t>(queue.size()), old_awake;
-      queue.slide_window();
-      do {
-        old_awake = awake;
-        awake = bu_step(g, parent, front, next);
-        front.swap(next);
-        ++r.bottom_up_steps;
-      } while (awake > 0 && (awake >= old_awake || awake > n / kBeta));
-      bitmap_to_queue(front, queue);
-      scout_count = 1;
-    } else {
-      edges_to_check -= scout_count;
-      scout_count = td_step(g, parent, queue);
-      ++r.top_down_steps;
-    }
-  }
-#pragma omp parallel for
-  for (NodeId u = 0; u < n; ++u)
-    if (parent[u] < -1) parent[u] = -1;
-  return r;
+  return wg::detail::direction_optimizing_bfs(g, source, {}, OmpSteps{g});
 }
 
 // ------------------------------------------------------------------ SSSP
 
+namespace {
+
+// The shared kernel loops' team (detail::DeltaStepping, detail::Brandes)
+// inside an OpenMP parallel region: orphaned worksharing and barriers.
+struct OmpTeam {
+  int thread_num() const { return omp_get_thread_num(); }
+  void barrier() {
+#pragma omp barrier
+  }
+  template <class Body>
+  void for_each(std::size_t lo, std::size_t hi, Body&& body) {
+#pragma omp for schedule(dynamic, 64) nowait
+    for (std::size_t i = lo; i < hi; ++i) body(i);
+  }
+  template <class F>
+  void single(F&& f) {
+#pragma omp single
+    f();
+  }
+};
+
+}  // namespace
+
 wg::SsspResult omp_sssp(const wg::WeightedCSRGraph& g, NodeId source, wg::Weight delta) {
-  using wg::detail::EdgeClass;
-  using wg::detail::LocalBuckets;
-  constexpr std::size_t kFusionLimit = 1000;
-  constexpr std::int64_t kNone = LocalBuckets::kNone;
   const NodeId n = g.num_nodes();
   wg::SsspResult r;
   r.distance = omp_array<wg::Weight>(static_cast<std::size_t>(n), wg::kInfiniteDistance);
-  wg::Weight* dist = r.distance.data();
-  dist[source] = 0;
-  const bool settle_at_once = g.num_edges_directed() == 0 || delta <= g.min_weight();
-  const bool has_heavy = !settle_at_once && g.max_weight() > delta;
+  r.distance[source] = 0;
   wg::Array<std::int32_t> heavy_done;
-  if (has_heavy) heavy_done = omp_array<std::int32_t>(static_cast<std::size_t>(n), -1);
   const int members = omp_get_max_threads();
-  std::vector<std::vector<NodeId>> published(static_cast<std::size_t>(members));
-  published[0].push_back(source);
-  std::atomic<std::int64_t> light_vote[2] = {kNone, kNone}, heavy_vote[2] = {kNone, kNone};
-  std::int64_t phases = 0, buckets = 0;
+  wg::detail::DeltaStepping search(g, r.distance.data(), delta, source, members, heavy_done);
+  if (search.has_heavy) heavy_done = omp_array<std::int32_t>(static_cast<std::size_t>(n), -1);
 #pragma omp parallel num_threads(members)
   {
-    const int me = omp_get_thread_num();
-    const int team = omp_get_num_threads();
-    LocalBuckets own(g.max_weight(), delta);
-    std::vector<NodeId> settled;
-    std::vector<std::size_t> sizes(static_cast<std::size_t>(team) + 1, 0);
-    bool overflow = false;
-    std::int64_t bucket = 0;
-    auto take = [&](NodeId u) {
-      const wg::Weight du = wg::detail::load(dist[u]);
-      if (du / delta < bucket) return;
-      if (settle_at_once) {
-        wg::detail::relax_edges<EdgeClass::all>(g, dist, u, du, delta, own, overflow);
-        return;
-      }
-      wg::detail::relax_edges<EdgeClass::light>(g, dist, u, du, delta, own, overflow);
-      if (has_heavy && std::atomic_ref<std::int32_t>(heavy_done[u]).exchange(static_cast<std::int32_t>(bucket),
-                                                                              std::memory_order_relaxed) != bucket)
-        settled.push_back(u);
-    };
-    auto vote = [](std::atomic<std::int64_t>& v, std::int64_t b) {
-      std::int64_t cur = v.load(std::memory_order_relaxed);
-      while (b < cur && !v.compare_exchange_weak(cur, b, std::memory_order_relaxed)) {
-      }
-    };
-    for (std::int64_t phase = 0; bucket != kNone; ++phase) {
-      const int p = static_cast<int>(phase & 1);
-      for (int k = 0; k < team; ++k) sizes[k + 1] = sizes[k] + published[static_cast<std::size_t>(k)].size();
-      const std::size_t total = sizes.back();
-#pragma omp for nowait schedule(dynamic, 64)
-      for (std::size_t i = 0; i < total; ++i) {
-        const auto k = static_cast<std::size_t>(std::upper_bound(sizes.begin() + 1, sizes.end(), i) - sizes.begin() - 1);
-        take(published[k][i - sizes[k]]);
-      }
-      while (own.size_of(bucket) > 0 && own.size_of(bucket) < kFusionLimit)
-        for (const NodeId u : own.take(bucket)) take(u);
-      vote(light_vote[p], own.first_nonempty(bucket));
-#pragma omp barrier
-      if (me == 0) {
-        light_vote[p ^ 1].store(kNone, std::memory_order_relaxed);
-        heavy_vote[p ^ 1].store(kNone, std::memory_order_relaxed);
-        ++phases;
-      }
-      std::int64_t next = light_vote[p].load(std::memory_order_relaxed);
-      if (next != bucket) {
-        if (me == 0) ++buckets;
-        if (has_heavy) {
-          for (const NodeId u : settled)
-            wg::detail::relax_edges<EdgeClass::heavy>(g, dist, u, wg::detail::load(dist[u]), delta, own, overflow);
-          settled.clear();
-          vote(heavy_vote[p], own.first_nonempty(bucket + 1));
-#pragma omp barrier
-          next = heavy_vote[p].load(std::memory_order_relaxed);
-        }
-      }
-      published[static_cast<std::size_t>(me)] = next == kNone ? std::vector<NodeId>{} : own.take(next);
-#pragma omp barrier
-      bucket = next;
-    }
-    (void)overflow;  // weights in [1, 255]: the verifier would catch a wrong distance
+    OmpTeam team;
+    search.run_member(team);
   }
-  r.phases = phases;
-  r.buckets = buckets;
+  r.phases = search.phases;
+  r.buckets = search.buckets;
   return r;
 }
 
@@ -315,52 +255,24 @@ wg::BcResult omp_bc(const wg::CSRGraph& g, std::span<const NodeId> sources) {
   wg::BcResult r;
   r.scores = omp_array<float>(static_cast<std::size_t>(n), 0.0f);
   float* scores = r.scores.data();
-  wg::Array<double> sigma = omp_array<double>(static_cast<std::size_t>(n), 0.0);
-  wg::Array<NodeId> depth = omp_array<NodeId>(static_cast<std::size_t>(n), -1);
-  wg::Array<float> delta = omp_array<float>(static_cast<std::size_t>(n), 0.0f);
-  Bitmap succ(static_cast<std::size_t>(g.num_edges_directed()));
-  SlidingQueue<NodeId> queue(static_cast<std::size_t>(n));
-  std::vector<std::size_t> level_start;
+  wg::detail::Brandes b(g);
   for (const NodeId source : sources) {
 #pragma omp parallel for schedule(static)
     for (NodeId u = 0; u < n; ++u) {
-      sigma[u] = 0;
-      depth[u] = -1;
+      b.sigma[u] = 0;
+      b.depth[u] = -1;
     }
-    omp_reset(succ);
-    queue.reset();
-    level_start.clear();
-    depth[source] = 0;
-    sigma[source] = 1;
-    queue.push_back(source);
-    queue.slide_window();
-    level_start.push_back(0);
+    omp_reset(b.succ);
+    b.start(source);
 #pragma omp parallel
     {
-      QueueBuffer<NodeId> next(queue);
-      for (NodeId d = 1; !queue.empty(); ++d) {
-        const std::size_t lo = queue.window_begin(), hi = queue.window_end();
-#pragma omp for schedule(dynamic, 64) nowait
-        for (std::size_t i = lo; i < hi; ++i)
-          wg::detail::bc_expand(g, queue[i], d, depth.data(), sigma.data(), succ, [&](NodeId v) { next.push_back(v); });
-        next.flush();
-#pragma omp barrier
-#pragma omp single
-        {
-          level_start.push_back(queue.window_end());
-          queue.slide_window();
-        }
-      }
+      OmpTeam team;
+      b.forward_member(team);
     }
-    for (std::size_t l = level_start.size() - 1; l-- > 0;) {
-      const std::size_t lo = level_start[l], hi = level_start[l + 1];
+    for (std::size_t l = b.num_levels(); l-- > 0;) {
+      const std::size_t lo = b.level_begin(l), hi = b.level_end(l);
 #pragma omp parallel for schedule(dynamic, 64)
-      for (std::size_t i = lo; i < hi; ++i) {
-        const NodeId u = queue[i];
-        const float du = wg::detail::bc_dependency(g, u, sigma.data(), delta.data(), succ);
-        delta[u] = du;
-        if (u != source) scores[u] += du;
-      }
+      for (std::size_t i = lo; i < hi; ++i) b.backward(i, scores);
     }
   }
   float biggest = 0;

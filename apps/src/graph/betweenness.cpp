@@ -1,7 +1,7 @@
 // Brandes's betweenness centrality on weft (betweenness.hpp), the structure
 // of GAPBS's bc.cc: per source, one parallel region runs the level-
-// synchronous forward BFS; then each level, deepest first, accumulates its
-// dependencies with a parallel loop.
+// synchronous forward BFS (detail::Brandes); then each level, deepest first,
+// accumulates its dependencies with a parallel loop.
 #include "weft/apps/graph/betweenness.hpp"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernel_checks.hpp"
+#include "weft_team.hpp"
 #include "weft/apps/graph/detail/bc_steps.hpp"
 #include "weft/apps/graph/detail/frontier.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
@@ -19,10 +20,6 @@
 
 namespace weft::graph {
 namespace {
-
-using detail::Bitmap;
-using detail::QueueBuffer;
-using detail::SlidingQueue;
 
 void check_sources(const CSRGraph& g, std::span<const NodeId> sources, const char* who) {
   if (sources.empty()) throw std::invalid_argument(std::string(who) + ": no source vertices");
@@ -45,51 +42,21 @@ BcResult betweenness_centrality(const CSRGraph& g, std::span<const NodeId> sourc
     const NodeId n = g.num_nodes();
     BcResult r;
     r.scores = Array<float>(static_cast<std::size_t>(n), 0.0f);
-    float* scores = r.scores.data();
-    Array<double> sigma(static_cast<std::size_t>(n));
-    Array<NodeId> depth(static_cast<std::size_t>(n));
-    Array<float> delta(static_cast<std::size_t>(n));
-    Bitmap succ(static_cast<std::size_t>(g.num_edges_directed()));
-    SlidingQueue<NodeId> queue(static_cast<std::size_t>(n));
-    std::vector<std::size_t> level_start;  // queue index where each depth begins, then the end
+    detail::Brandes b(g);
     for (const NodeId source : sources) {
-      sigma.fill(0.0);
-      depth.fill(-1);
-      succ.reset();
-      queue.reset();
-      level_start.clear();
-      depth[source] = 0;
-      sigma[source] = 1;
-      queue.push_back(source);
-      queue.slide_window();
-      level_start.push_back(0);
-      // Forward: path counts and shortest-path edges, level by level.
+      b.sigma.fill(0.0);
+      b.depth.fill(-1);
+      b.succ.reset();
+      b.start(source);
       weft::parallel([&](Team& team) {
-        QueueBuffer<NodeId> next(queue);
-        for (NodeId d = 1; !queue.empty(); ++d) {
-          team.for_each(queue.window_begin(), queue.window_end(), [&](std::size_t i) {
-            detail::bc_expand(g, queue[i], d, depth.data(), sigma.data(), succ, [&](NodeId v) { next.push_back(v); });
-          }, schedule_dynamic(64), nowait);
-          next.flush();
-          team.barrier();
-          team.single([&] {
-            level_start.push_back(queue.window_end());
-            queue.slide_window();
-          });
-        }
+        detail::WeftTeam t{team};
+        b.forward_member(t);
       });
-      // Backward: dependencies from the deepest level up; the source's own
-      // dependency is not part of its score (Brandes's C_B(v) sums over s != v).
-      for (std::size_t l = level_start.size() - 1; l-- > 0;) {
-        weft::parallel_for(level_start[l], level_start[l + 1], [&](std::size_t i) {
-          const NodeId u = queue[i];
-          const float du = detail::bc_dependency(g, u, sigma.data(), delta.data(), succ);
-          delta[u] = du;
-          if (u != source) scores[u] += du;
-        }, schedule_dynamic(64));
-      }
+      for (std::size_t l = b.num_levels(); l-- > 0;)
+        weft::parallel_for(b.level_begin(l), b.level_end(l), [&](std::size_t i) { b.backward(i, r.scores.data()); },
+                           schedule_dynamic(64));
     }
-    if (options.normalize) normalize({scores, static_cast<std::size_t>(n)});
+    if (options.normalize) normalize(r.scores);
     return r;
   });
 }

@@ -1,6 +1,5 @@
-// Direction-optimizing BFS on weft (bfs.hpp; Beamer et al., SC'12), with the
-// structure of GAPBS's bfs.cc: a top-down step on a queue, a bottom-up step
-// on bitmaps, and the alpha/beta switches between them.
+// Direction-optimizing BFS on weft (bfs.hpp; Beamer et al., SC'12): the
+// control loop of detail/bfs_driver.hpp with weft's parallel steps.
 #include "weft/apps/graph/bfs.hpp"
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "kernel_checks.hpp"
+#include "weft/apps/graph/detail/bfs_driver.hpp"
 #include "weft/apps/graph/detail/bfs_steps.hpp"
 #include "weft/apps/graph/detail/frontier.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
@@ -22,48 +22,62 @@ using detail::Bitmap;
 using detail::QueueBuffer;
 using detail::SlidingQueue;
 
-// Top-down: each frontier vertex claims its unvisited neighbours; they form
-// the next window. Returns m_f, the out-degrees of the claimed vertices.
-EdgeOffset top_down_step(const CSRGraph& g, NodeId* parent, SlidingQueue<NodeId>& queue) {
-  std::atomic<EdgeOffset> scout{0};
-  weft::parallel([&](Team& team) {
-    QueueBuffer<NodeId> next(queue);
-    EdgeOffset mine = 0;
-    team.for_each(queue.window_begin(), queue.window_end(), [&](std::size_t i) {
-      mine += detail::claim_neighbors(g, parent, queue[i], [&](NodeId v) { next.push_back(v); });
-    }, schedule_adaptive(), nowait);
-    next.flush();
-    scout.fetch_add(mine, std::memory_order_relaxed);
-  });
-  queue.slide_window();
-  return scout.load(std::memory_order_relaxed);
-}
+// The parallel steps of detail::direction_optimizing_bfs on weft.
+struct WeftSteps {
+  const CSRGraph& g;
 
-// Bottom-up: every unvisited vertex looks for a parent in `front`; returns
-// how many woke (they form `next`).
-std::int64_t bottom_up_step(const CSRGraph& g, NodeId* parent, const Bitmap& front, Bitmap& next) {
-  return weft::parallel_reduce(std::size_t{0}, front.num_words(), std::int64_t{0}, [&](std::size_t w) {
-    return detail::bottom_up_word(g, parent, front, next, w);
-  }, std::plus<>{});
-}
+  void init(NodeId* parent) {
+    weft::parallel_for(NodeId{0}, g.num_nodes(), [&](NodeId u) { parent[u] = detail::unvisited_parent(g, u); },
+                       schedule_static());
+  }
 
-void queue_to_bitmap(const SlidingQueue<NodeId>& queue, Bitmap& bm) {
-  bm.reset();
-  weft::parallel_for(queue.window_begin(), queue.window_end(), [&](std::size_t i) {
-    bm.set_atomic(static_cast<std::size_t>(queue[i]));
-  });
-}
+  // Top-down: a region whose members share the window adaptively, each
+  // appending what it claims through its own buffer. Returns m_f.
+  EdgeOffset top_down(NodeId* parent, SlidingQueue<NodeId>& queue) {
+    std::atomic<EdgeOffset> scout{0};
+    weft::parallel([&](Team& team) {
+      QueueBuffer<NodeId> next(queue);
+      EdgeOffset mine = 0;
+      team.for_each(queue.window_begin(), queue.window_end(), [&](std::size_t i) {
+        mine += detail::claim_neighbors(g, parent, queue[i], [&](NodeId v) { next.push_back(v); });
+      }, schedule_adaptive(), nowait);
+      next.flush();
+      scout.fetch_add(mine, std::memory_order_relaxed);
+    });
+    queue.slide_window();
+    return scout.load(std::memory_order_relaxed);
+  }
 
-void bitmap_to_queue(const Bitmap& bm, SlidingQueue<NodeId>& queue) {
-  weft::parallel([&](Team& team) {
-    QueueBuffer<NodeId> out(queue);
-    team.for_each(std::size_t{0}, bm.num_words(), [&](std::size_t w) {
-      detail::push_word_vertices(bm, w, [&](NodeId v) { out.push_back(v); });
-    }, schedule_adaptive(), nowait);
-    out.flush();
-  });
-  queue.slide_window();
-}
+  // Bottom-up: a reduction over the bitmap's words (each written once).
+  std::int64_t bottom_up(NodeId* parent, const Bitmap& front, Bitmap& next) {
+    return weft::parallel_reduce(std::size_t{0}, front.num_words(), std::int64_t{0}, [&](std::size_t w) {
+      return detail::bottom_up_word(g, parent, front, next, w);
+    }, std::plus<>{});
+  }
+
+  void queue_to_bitmap(const SlidingQueue<NodeId>& queue, Bitmap& bm) {
+    bm.reset();
+    weft::parallel_for(queue.window_begin(), queue.window_end(),
+                       [&](std::size_t i) { bm.set_atomic(static_cast<std::size_t>(queue[i])); });
+  }
+
+  void bitmap_to_queue(const Bitmap& bm, SlidingQueue<NodeId>& queue) {
+    weft::parallel([&](Team& team) {
+      QueueBuffer<NodeId> out(queue);
+      team.for_each(std::size_t{0}, bm.num_words(), [&](std::size_t w) {
+        detail::push_word_vertices(bm, w, [&](NodeId v) { out.push_back(v); });
+      }, schedule_adaptive(), nowait);
+      out.flush();
+    });
+    queue.slide_window();
+  }
+
+  void finish(NodeId* parent) {
+    weft::parallel_for(NodeId{0}, g.num_nodes(), [&](NodeId u) {
+      if (parent[u] < -1) parent[u] = -1;
+    }, schedule_static());
+  }
+};
 
 }  // namespace
 
@@ -72,46 +86,7 @@ BfsResult bfs(const CSRGraph& g, NodeId source, const BfsOptions& options) {
   if (options.alpha < 1 || options.beta < 1)
     throw std::invalid_argument("bfs: alpha (" + std::to_string(options.alpha) + ") and beta (" +
                                 std::to_string(options.beta) + ") must be at least 1");
-  return detail::on_runtime([&] {
-    const NodeId n = g.num_nodes();
-    BfsResult r;
-    r.parent = Array<NodeId>(static_cast<std::size_t>(n));
-    NodeId* parent = r.parent.data();
-    weft::parallel_for(NodeId{0}, n, [&](NodeId u) { parent[u] = detail::unvisited_parent(g, u); }, schedule_static());
-    parent[source] = source;
-    SlidingQueue<NodeId> queue(static_cast<std::size_t>(n));
-    queue.push_back(source);
-    queue.slide_window();
-    Bitmap front(static_cast<std::size_t>(n)), next(static_cast<std::size_t>(n));
-    EdgeOffset edges_to_check = g.num_edges_directed();
-    EdgeOffset scout_count = g.out_degree(source);
-    const bool always_top_down = options.direction == BfsDirection::top_down_only;
-    const bool always_bottom_up = options.direction == BfsDirection::bottom_up_only;
-    while (!queue.empty()) {
-      if (!always_top_down && (always_bottom_up || scout_count > edges_to_check / options.alpha)) {
-        // Bottom-up while the frontier grows or is large (n_f > n / beta).
-        queue_to_bitmap(queue, front);
-        std::int64_t awake = static_cast<std::int64_t>(queue.size()), old_awake;
-        queue.slide_window();  // empties the window: the bitmap is the frontier now
-        do {
-          old_awake = awake;
-          awake = bottom_up_step(g, parent, front, next);
-          front.swap(next);
-          ++r.bottom_up_steps;
-        } while (awake > 0 && (always_bottom_up || awake >= old_awake || awake > n / options.beta));
-        bitmap_to_queue(front, queue);
-        scout_count = 1;
-      } else {
-        edges_to_check -= scout_count;
-        scout_count = top_down_step(g, parent, queue);
-        ++r.top_down_steps;
-      }
-    }
-    weft::parallel_for(NodeId{0}, n, [&](NodeId u) {
-      if (parent[u] < -1) parent[u] = -1;
-    }, schedule_static());
-    return r;
-  });
+  return detail::on_runtime([&] { return detail::direction_optimizing_bfs(g, source, options, WeftSteps{g}); });
 }
 
 Verification verify_bfs(const CSRGraph& g, NodeId source, std::span<const NodeId> parent) {

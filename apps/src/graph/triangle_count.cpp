@@ -53,18 +53,29 @@ TcResult triangle_count(const CSRGraph& g, const TcOptions& options) {
 
 Verification verify_tc(const CSRGraph& g, std::uint64_t triangles) {
   if (g.directed()) return Verification::fail("the graph is directed");
+  // A different algorithm from the kernel's: orient every edge towards the
+  // higher (degree, id), so each triangle has one lowest corner u; mark u's
+  // higher neighbours and look for marks among theirs. O(m^1.5), where a
+  // plain intersection of every edge's two lists is O(sum of degree^2).
+  const NodeId n = g.num_nodes();
+  auto higher = [&](NodeId a, NodeId b) {  // b ranks above a
+    return g.out_degree(a) != g.out_degree(b) ? g.out_degree(a) < g.out_degree(b) : a < b;
+  };
+  std::vector<EdgeOffset> start(static_cast<std::size_t>(n) + 1, 0);
+  for (NodeId u = 0; u < n; ++u)
+    start[u + 1] = start[u] + std::count_if(g.out_neigh(u).begin(), g.out_neigh(u).end(),
+                                            [&](NodeId v) { return higher(u, v); });
+  std::vector<NodeId> up(static_cast<std::size_t>(start[n]));
+  for (NodeId u = 0; u < n; ++u)
+    std::copy_if(g.out_neigh(u).begin(), g.out_neigh(u).end(), up.begin() + start[u],
+                 [&](NodeId v) { return higher(u, v); });
+  std::vector<NodeId> mark(static_cast<std::size_t>(n), -1);
   std::uint64_t total = 0;
-  std::vector<NodeId> common;
-  for (NodeId u = 0; u < g.num_nodes(); ++u) {
-    const auto nu = g.out_neigh(u);
-    for (const NodeId v : nu) {
-      const auto nv = g.out_neigh(v);
-      common.clear();
-      std::set_intersection(nu.begin(), nu.end(), nv.begin(), nv.end(), std::back_inserter(common));
-      total += common.size();
-    }
+  for (NodeId u = 0; u < n; ++u) {
+    for (EdgeOffset e = start[u]; e < start[u + 1]; ++e) mark[up[e]] = u;
+    for (EdgeOffset e = start[u]; e < start[u + 1]; ++e)
+      for (EdgeOffset f = start[up[e]]; f < start[up[e] + 1]; ++f) total += mark[up[f]] == u;
   }
-  total /= 6;  // each triangle seen from each of its 3 vertices, both ways
   if (total != triangles)
     return Verification::fail("counted " + std::to_string(triangles) + " triangles, a serial count finds " +
                               std::to_string(total));

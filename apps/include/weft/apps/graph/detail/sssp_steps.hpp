@@ -1,15 +1,18 @@
 #pragma once
-// The per-vertex work of delta-stepping (internal), shared by weft's kernel
+// Delta-stepping's parts (internal), shared by weft's kernel
 // (src/graph/sssp.cpp) and the OpenMP baseline in weft-bench: a worker's own
-// buckets and the relaxation of a vertex's light, heavy or all edges.
+// buckets, the relaxation of a vertex's light, heavy or all edges, and one
+// member's loop over the phases (each runtime supplies the team).
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "weft/apps/graph/array.hpp"
 #include "weft/apps/graph/csr_graph.hpp"
 #include "weft/apps/graph/detail/atomics.hpp"
 #include "weft/apps/graph/sssp.hpp"
@@ -143,6 +146,115 @@ inline void relax_edges(const WeightedCSRGraph& g, Weight* dist, NodeId u, Weigh
     if (lowered) buckets.push(nd / delta, e.v);
   }
 }
+
+// The state the members of one delta-stepping search share. Each phase's
+// frontier is the concatenation of the members' published shares (each
+// member indexes it through its own prefix sums of their sizes); the votes
+// for the next bucket are double-buffered by phase parity (member 0 resets
+// the next phase's after everyone has read them).
+struct DeltaStepping {
+  static constexpr std::size_t kFusionLimit = 1000;  // GAPBS's kBinSizeThreshold
+  static constexpr std::int64_t kNone = LocalBuckets::kNone;
+
+  // heavy_done: n entries of -1 when the graph has heavy edges (allocated
+  // and filled by the caller's runtime), else empty.
+  DeltaStepping(const WeightedCSRGraph& graph, Weight* distance, Weight bucket_width, NodeId source, int members,
+                Array<std::int32_t>& heavy)
+      : g(graph),
+        dist(distance),
+        delta(bucket_width),
+        settle_at_once(graph.num_edges_directed() == 0 || bucket_width <= graph.min_weight()),
+        has_heavy(!settle_at_once && graph.max_weight() > bucket_width),
+        heavy_done(heavy),
+        published(static_cast<std::size_t>(members)) {
+    published[0].push_back(source);
+  }
+
+  const WeightedCSRGraph& g;
+  Weight* const dist;
+  const Weight delta;
+  // delta <= every weight: a vertex taken from bucket i is final (nothing in
+  // bucket i can lower it), so all its edges are relaxed at once and no
+  // bucket is refilled (the paper's label-setting end). Otherwise light
+  // edges go first and heavy ones wait until the bucket stays empty.
+  const bool settle_at_once;
+  const bool has_heavy;
+  Array<std::int32_t>& heavy_done;  // the bucket in which a vertex's heavy edges were queued
+  std::vector<std::vector<NodeId>> published;
+  std::atomic<std::int64_t> light_vote[2] = {kNone, kNone};  // smallest non-empty bucket >= the current one
+  std::atomic<std::int64_t> heavy_vote[2] = {kNone, kNone};  // the same after the heavy edges
+  std::atomic<bool> overflow{false};
+  std::int64_t phases = 0, buckets = 0;  // written by member 0
+
+  static void vote(std::atomic<std::int64_t>& v, std::int64_t bucket) {
+    std::int64_t cur = v.load(std::memory_order_relaxed);
+    while (bucket < cur && !v.compare_exchange_weak(cur, bucket, std::memory_order_relaxed)) {
+    }
+  }
+
+  // One member's part of the search (Meyer and Sanders §2, per bucket: light
+  // phases until it stays empty, then the heavy edges of what it held).
+  // Team: thread_num(), barrier(), and for_each(lo, hi, body) sharing
+  // [lo, hi) among the members (dynamic, 64 at a time) without a barrier
+  // after.
+  template <class Team>
+  void run_member(Team& team) {
+    const int me = team.thread_num();
+    LocalBuckets own(g.max_weight(), delta);
+    std::vector<NodeId> settled;  // taken from the current bucket, heavy edges pending
+    std::vector<std::size_t> sizes(published.size() + 1, 0);
+    bool overflowed = false;
+    std::int64_t bucket = 0;
+    auto take = [&](NodeId u) {
+      const Weight du = load(dist[u]);
+      if (du / delta < bucket) return;  // stale: settled in an earlier bucket
+      if (settle_at_once) {
+        relax_edges<EdgeClass::all>(g, dist, u, du, delta, own, overflowed);
+        return;
+      }
+      relax_edges<EdgeClass::light>(g, dist, u, du, delta, own, overflowed);
+      if (has_heavy && std::atomic_ref<std::int32_t>(heavy_done[u]).exchange(static_cast<std::int32_t>(bucket),
+                                                                              std::memory_order_relaxed) != bucket)
+        settled.push_back(u);
+    };
+    for (std::int64_t phase = 0; bucket != kNone; ++phase) {
+      const int p = static_cast<int>(phase & 1);
+      // 1. A light phase over every member's published share, then this
+      //    member's own refills of the bucket while they are few (fusion).
+      for (std::size_t k = 0; k < published.size(); ++k) sizes[k + 1] = sizes[k] + published[k].size();
+      team.for_each(0, sizes.back(), [&](std::size_t i) {
+        const auto k = static_cast<std::size_t>(std::upper_bound(sizes.begin() + 1, sizes.end(), i) - sizes.begin() - 1);
+        take(published[k][i - sizes[k]]);
+      });
+      while (own.size_of(bucket) > 0 && own.size_of(bucket) < kFusionLimit)
+        for (const NodeId u : own.take(bucket)) take(u);
+      vote(light_vote[p], own.first_nonempty(bucket));
+      team.barrier();
+      if (me == 0) {
+        light_vote[p ^ 1].store(kNone, std::memory_order_relaxed);
+        heavy_vote[p ^ 1].store(kNone, std::memory_order_relaxed);
+        ++phases;
+      }
+      std::int64_t next = light_vote[p].load(std::memory_order_relaxed);
+      if (next != bucket) {
+        // 2. The bucket stayed empty: relax the heavy edges of what it held.
+        if (me == 0) ++buckets;
+        if (has_heavy) {
+          for (const NodeId u : settled) relax_edges<EdgeClass::heavy>(g, dist, u, load(dist[u]), delta, own, overflowed);
+          settled.clear();
+          vote(heavy_vote[p], own.first_nonempty(bucket + 1));
+          team.barrier();
+          next = heavy_vote[p].load(std::memory_order_relaxed);
+        }
+      }
+      // 3. Publish this member's share of the next bucket.
+      published[static_cast<std::size_t>(me)] = next == kNone ? std::vector<NodeId>{} : own.take(next);
+      team.barrier();
+      bucket = next;
+    }
+    if (overflowed) overflow.store(true, std::memory_order_relaxed);
+  }
+};
 
 // A vertex left at kInfiniteDistance with an in-neighbour at a finite one:
 // its distance is too long to hold (any shorter one would have been
