@@ -142,142 +142,115 @@ void check(const wg::Verification& v, const char* what) {
   if (!v) throw std::runtime_error(std::string(what) + " failed verification: " + v.problem);
 }
 
-// Per row: whether its first run was verified.
-using Once = std::shared_ptr<bool>;
+const char* impl_name(Impl impl) { return impl == Impl::weft ? kReference : impl == Impl::openmp ? "openmp" : "tbb"; }
+
+// One row's state across its runs: its sources (the same seeded sequence in
+// every row) and whether its first run was verified.
+template <class Graph>
+struct Row {
+  std::optional<wg::SourcePicker<Graph>> pick;
+  bool verified = false;
+  wg::NodeId next_source(const Graph& g) {
+    if (!pick) pick.emplace(g);
+    return pick->next();
+  }
+  // True on the first call only: the run to verify.
+  bool first() { return !std::exchange(verified, true); }
+};
+
+// Adds one row per implementation; each run is trial(impl, g, row, m) on
+// the case's graph (built outside any runtime), in impl's context.
+template <class Graph, class Trial>
+void add_rows(Case& c, const GraphKey& key, int workers, std::initializer_list<Impl> impls, Trial trial) {
+  for (const Impl impl : impls) {
+    auto row = std::make_shared<Row<Graph>>();
+    c.add(impl_name(impl), [=] {
+      const Graph& g = cached_graph<Graph>(key);
+      return in_context(impl, workers, [&] {
+        Measurement m;
+        trial(impl, g, *row, m);
+        return m;
+      });
+    });
+  }
+}
 
 // ---------------------------------------------------------------- cases
 
 constexpr wg::Weight kDelta = 2;
 constexpr int kBcSources = 4;
 const wg::PageRankOptions kPr{};
+using G = wg::CSRGraph;
+using WG = wg::WeightedCSRGraph;
 
 std::string workers_label(int w) { return std::to_string(w) + (w == 1 ? "-worker" : "-workers"); }
 
 void add_bfs(Case& c, const GraphKey& key, int workers) {
-  for (Impl impl : {Impl::weft, Impl::openmp}) {
-    auto pick = std::make_shared<std::optional<wg::SourcePicker<wg::CSRGraph>>>();
-    Once verified = std::make_shared<bool>(false);
-    c.add(impl == Impl::weft ? kReference : "openmp", [=] {
-      const wg::CSRGraph& g = cached_graph<wg::CSRGraph>(key);  // built outside any runtime
-      return in_context(impl, workers, [&] {
-        if (!*pick) pick->emplace(g);
-        const wg::NodeId source = (*pick)->next();
-        Measurement m;
-        const wg::BfsResult r = timed_trial(m, [&] { return impl == Impl::weft ? wg::bfs(g, source) : omp_bfs(g, source); });
-        m.extra.insert(m.extra.begin(), {"GTEPS", "GTEPS",
-                                         static_cast<double>(wg::bfs_edges_traversed(g, r.parent)) / m.total_ns, true});
-        if (!std::exchange(*verified, true)) check(wg::verify_bfs(g, source, r.parent), "bfs");
-        return m;
-      });
-    });
-  }
+  add_rows<G>(c, key, workers, {Impl::weft, Impl::openmp}, [](Impl impl, const G& g, Row<G>& row, Measurement& m) {
+    const wg::NodeId s = row.next_source(g);
+    const wg::BfsResult r = timed_trial(m, [&] { return impl == Impl::weft ? wg::bfs(g, s) : omp_bfs(g, s); });
+    m.extra.insert(m.extra.begin(),
+                   {"GTEPS", "GTEPS", static_cast<double>(wg::bfs_edges_traversed(g, r.parent)) / m.total_ns, true});
+    if (row.first()) check(wg::verify_bfs(g, s, r.parent), "bfs");
+  });
 }
 
 void add_sssp(Case& c, const GraphKey& key, int workers) {
-  for (Impl impl : {Impl::weft, Impl::openmp}) {
-    auto pick = std::make_shared<std::optional<wg::SourcePicker<wg::WeightedCSRGraph>>>();
-    Once verified = std::make_shared<bool>(false);
-    c.add(impl == Impl::weft ? kReference : "openmp", [=] {
-      const wg::WeightedCSRGraph& g = cached_graph<wg::WeightedCSRGraph>(key);  // built outside any runtime
-      return in_context(impl, workers, [&] {
-        if (!*pick) pick->emplace(g);
-        const wg::NodeId source = (*pick)->next();
-        Measurement m;
-        const wg::SsspResult r = timed_trial(m, [&] {
-          return impl == Impl::weft ? wg::sssp(g, source, {.delta = kDelta}) : omp_sssp(g, source, kDelta);
-        });
-        if (!std::exchange(*verified, true)) check(wg::verify_sssp(g, source, r.distance), "sssp");
-        return m;
-      });
-    });
-  }
+  add_rows<WG>(c, key, workers, {Impl::weft, Impl::openmp}, [](Impl impl, const WG& g, Row<WG>& row, Measurement& m) {
+    const wg::NodeId s = row.next_source(g);
+    const wg::SsspResult r =
+        timed_trial(m, [&] { return impl == Impl::weft ? wg::sssp(g, s, {.delta = kDelta}) : omp_sssp(g, s, kDelta); });
+    if (row.first()) check(wg::verify_sssp(g, s, r.distance), "sssp");
+  });
 }
 
 void add_pr(Case& c, const GraphKey& key, int workers) {
-  for (Impl impl : {Impl::weft, Impl::openmp, Impl::tbb}) {
-    Once verified = std::make_shared<bool>(false);
-    const char* name = impl == Impl::weft ? kReference : impl == Impl::openmp ? "openmp" : "tbb";
-    c.add(name, [=] {
-      const wg::CSRGraph& g = cached_graph<wg::CSRGraph>(key);  // built outside any runtime
-      return in_context(impl, workers, [&] {
-        Measurement m;
-        const wg::PageRankResult r = timed_trial(m, [&] {
-          return impl == Impl::weft ? wg::pagerank(g, kPr) : impl == Impl::openmp ? omp_pagerank(g, kPr) : tbb_pagerank(g, kPr);
-        });
-        m.extra.push_back({"iterations", "", static_cast<double>(r.iterations), false});
-        if (!std::exchange(*verified, true)) check(wg::verify_pagerank(g, r.scores, kPr), "pagerank");
-        return m;
-      });
+  add_rows<G>(c, key, workers, {Impl::weft, Impl::openmp, Impl::tbb}, [](Impl impl, const G& g, Row<G>& row, Measurement& m) {
+    const wg::PageRankResult r = timed_trial(m, [&] {
+      return impl == Impl::weft ? wg::pagerank(g, kPr) : impl == Impl::openmp ? omp_pagerank(g, kPr) : tbb_pagerank(g, kPr);
     });
-  }
+    m.extra.push_back({"iterations", "", static_cast<double>(r.iterations), false});
+    if (row.first()) check(wg::verify_pagerank(g, r.scores, kPr), "pagerank");
+  });
 }
 
 void add_cc(Case& c, const GraphKey& key, int workers, bool afforest) {
-  for (Impl impl : {Impl::weft, Impl::openmp}) {
-    Once verified = std::make_shared<bool>(false);
-    c.add(impl == Impl::weft ? kReference : "openmp", [=] {
-      const wg::CSRGraph& g = cached_graph<wg::CSRGraph>(key);  // built outside any runtime
-      return in_context(impl, workers, [&] {
-        Measurement m;
-        const wg::CcResult r = timed_trial(m, [&] {
-          if (impl == Impl::weft) return afforest ? wg::connected_components(g) : wg::connected_components_sv(g);
-          return afforest ? omp_afforest(g) : omp_shiloach_vishkin(g);
-        });
-        if (!std::exchange(*verified, true)) check(wg::verify_cc(g, r.component), afforest ? "cc" : "cc_sv");
-        return m;
-      });
+  add_rows<G>(c, key, workers, {Impl::weft, Impl::openmp}, [afforest](Impl impl, const G& g, Row<G>& row, Measurement& m) {
+    const wg::CcResult r = timed_trial(m, [&] {
+      if (impl == Impl::weft) return afforest ? wg::connected_components(g) : wg::connected_components_sv(g);
+      return afforest ? omp_afforest(g) : omp_shiloach_vishkin(g);
     });
-  }
+    if (row.first()) check(wg::verify_cc(g, r.component), afforest ? "cc" : "cc_sv");
+  });
 }
 
 void add_bc(Case& c, const GraphKey& key, int workers) {
-  for (Impl impl : {Impl::weft, Impl::openmp}) {
-    auto pick = std::make_shared<std::optional<wg::SourcePicker<wg::CSRGraph>>>();
-    Once verified = std::make_shared<bool>(false);
-    c.add(impl == Impl::weft ? kReference : "openmp", [=] {
-      const wg::CSRGraph& g = cached_graph<wg::CSRGraph>(key);  // built outside any runtime
-      return in_context(impl, workers, [&] {
-        if (!*pick) pick->emplace(g);
-        std::vector<wg::NodeId> sources;
-        for (int i = 0; i < kBcSources; ++i) sources.push_back((*pick)->next());
-        Measurement m;
-        const wg::BcResult r = timed_trial(m, [&] {
-          return impl == Impl::weft ? wg::betweenness_centrality(g, sources) : omp_bc(g, sources);
-        });
-        if (!std::exchange(*verified, true)) check(wg::verify_bc(g, sources, r.scores), "bc");
-        return m;
-      });
-    });
-  }
+  add_rows<G>(c, key, workers, {Impl::weft, Impl::openmp}, [](Impl impl, const G& g, Row<G>& row, Measurement& m) {
+    std::vector<wg::NodeId> sources;
+    for (int i = 0; i < kBcSources; ++i) sources.push_back(row.next_source(g));
+    const wg::BcResult r =
+        timed_trial(m, [&] { return impl == Impl::weft ? wg::betweenness_centrality(g, sources) : omp_bc(g, sources); });
+    if (row.first()) check(wg::verify_bc(g, sources, r.scores), "bc");
+  });
 }
 
 void add_tc(Case& c, const GraphKey& key, int workers) {
-  // The serial verifier is slow at scale 20: the first row's count is
-  // verified, every other row is compared with it.
+  // The serial count is slow at scale 20: the first row's count is
+  // verified, every other row's compared with it.
   auto answer = std::make_shared<std::optional<std::uint64_t>>();
-  for (Impl impl : {Impl::weft, Impl::openmp, Impl::tbb}) {
-    Once verified = std::make_shared<bool>(false);
-    const char* name = impl == Impl::weft ? kReference : impl == Impl::openmp ? "openmp" : "tbb";
-    c.add(name, [=] {
-      const wg::CSRGraph& g = cached_graph<wg::CSRGraph>(key);  // built outside any runtime
-      return in_context(impl, workers, [&] {
-        Measurement m;
-        const wg::TcResult r = timed_trial(m, [&] {
-          return impl == Impl::weft ? wg::triangle_count(g) : impl == Impl::openmp ? omp_tc(g) : tbb_tc(g);
-        });
-        if (!std::exchange(*verified, true)) {
-          if (!*answer) {
-            check(wg::verify_tc(g, r.triangles), "tc");
-            *answer = r.triangles;
-          } else if (**answer != r.triangles) {
-            throw std::runtime_error("tc counted " + std::to_string(r.triangles) + " triangles, the verified count is " +
-                                     std::to_string(**answer));
-          }
-        }
-        return m;
-      });
+  add_rows<G>(c, key, workers, {Impl::weft, Impl::openmp, Impl::tbb}, [answer](Impl impl, const G& g, Row<G>& row, Measurement& m) {
+    const wg::TcResult r = timed_trial(m, [&] {
+      return impl == Impl::weft ? wg::triangle_count(g) : impl == Impl::openmp ? omp_tc(g) : tbb_tc(g);
     });
-  }
+    if (!row.first()) return;
+    if (!*answer) {
+      check(wg::verify_tc(g, r.triangles), "tc");
+      *answer = r.triangles;
+    } else if (**answer != r.triangles) {
+      throw std::runtime_error("tc counted " + std::to_string(r.triangles) + " triangles, the verified count is " +
+                               std::to_string(**answer));
+    }
+  });
 }
 
 std::string graph_what(const GraphKey& key, bool weighted) {
@@ -289,29 +262,31 @@ std::vector<Case> graph_cases(const Options& options) {
   const int scale = bench_scale(options);
   std::vector<Case> cases;
   const std::vector<int> workers = worker_counts();
+  // Per kernel: its name, what it runs, whether it needs weights, its rows.
+  struct Kernel {
+    const char* name;
+    std::string what;
+    bool weighted;
+    void (*add)(Case&, const GraphKey&, int);
+  };
+  const Kernel kernels[] = {
+      {"bfs", "direction-optimizing BFS", false, add_bfs},
+      {"sssp", "delta-stepping, delta " + std::to_string(kDelta), true, add_sssp},
+      {"pr", "pull PageRank to L1 change < 1e-4 (at most 20 iterations)", false, add_pr},
+      {"cc", "Afforest", false, [](Case& c, const GraphKey& k, int w) { add_cc(c, k, w, true); }},
+      {"cc_sv", "Shiloach-Vishkin", false, [](Case& c, const GraphKey& k, int w) { add_cc(c, k, w, false); }},
+      {"bc", "Brandes BC from " + std::to_string(kBcSources) + " sources", false, add_bc},
+      {"tc", "ordered triangle count (degree relabelling when it pays)", false, add_tc},
+  };
   for (const wg::GraphKind kind : {wg::GraphKind::kronecker, wg::GraphKind::uniform}) {
     const GraphKey key{kind, scale};
     for (const int w : workers) {
       const std::string at = "/" + key.name() + "/" + workers_label(w);
       const std::string on = ", " + workers_label(w) + ", weft placement: default (first allowed CPUs), libgomp: unbound";
-      cases.emplace_back("graph/bfs" + at, "direction-optimizing BFS, " + graph_what(key, false) + on, "s/trial");
-      add_bfs(cases.back(), key, w);
-      cases.emplace_back("graph/sssp" + at, "delta-stepping, delta " + std::to_string(kDelta) + ", " + graph_what(key, true) + on,
-                         "s/trial");
-      add_sssp(cases.back(), key, w);
-      cases.emplace_back("graph/pr" + at, "pull PageRank to L1 change < 1e-4 (at most 20 iterations), " + graph_what(key, false) + on,
-                         "s/trial");
-      add_pr(cases.back(), key, w);
-      cases.emplace_back("graph/cc" + at, "Afforest, " + graph_what(key, false) + on, "s/trial");
-      add_cc(cases.back(), key, w, true);
-      cases.emplace_back("graph/cc_sv" + at, "Shiloach-Vishkin, " + graph_what(key, false) + on, "s/trial");
-      add_cc(cases.back(), key, w, false);
-      cases.emplace_back("graph/bc" + at, "Brandes BC from " + std::to_string(kBcSources) + " sources, " + graph_what(key, false) + on,
-                         "s/trial");
-      add_bc(cases.back(), key, w);
-      cases.emplace_back("graph/tc" + at, "ordered triangle count (degree relabelling when it pays), " + graph_what(key, false) + on,
-                         "s/trial");
-      add_tc(cases.back(), key, w);
+      for (const Kernel& k : kernels) {
+        cases.emplace_back("graph/" + std::string(k.name) + at, k.what + ", " + graph_what(key, k.weighted) + on, "s/trial");
+        k.add(cases.back(), key, w);
+      }
     }
   }
   return cases;

@@ -374,35 +374,48 @@ void refuse_symmetrize(const std::string& path, bool directed, bool symmetrize) 
 
 }  // namespace
 
-CSRGraph load_graph(const std::string& path, const LoadOptions& options) {
+namespace {
+
+// load_graph and load_weighted_graph: a binary file of the right kind is
+// loaded as it is; a text file is read and built.
+template <class Graph>
+Graph load(const std::string& path, const LoadOptions& options) {
+  constexpr bool kW = Graph::kWeighted;
   const FileFormat format = file_format(path);
-  if (format == FileFormat::weighted_serialized)
-    throw GraphFileError(path, 0, "a weighted graph (.wsg); this kernel needs an unweighted one (.sg)");
-  if (format == FileFormat::serialized) {
-    CSRGraph g = read_serialized(path, forward(options));
+  if (format == (kW ? FileFormat::serialized : FileFormat::weighted_serialized))
+    throw GraphFileError(path, 0, kW ? "an unweighted graph (.sg); this kernel needs a weighted one (.wsg)"
+                                     : "a weighted graph (.wsg); this kernel needs an unweighted one (.sg)");
+  if (format == FileFormat::serialized || format == FileFormat::weighted_serialized) {
+    Graph g = [&] {
+      if constexpr (kW)
+        return read_weighted_serialized(path, forward(options));
+      else
+        return read_serialized(path, forward(options));
+    }();
     refuse_symmetrize(path, g.directed(), options.symmetrize);
+    if constexpr (kW)
+      if (options.read.require_nonnegative_weights && g.num_edges_directed() > 0 && g.min_weight() < 0)
+        throw GraphFileError(path, 0, "has a negative weight (" + std::to_string(g.min_weight()) +
+                                          "); shortest paths need weights >= 0");
     return g;
   }
   ReadOptions read = options.read;
   read.progress = forward(options);
-  return build_graph(read_edge_list(path, read), {.symmetrize = options.symmetrize, .progress = forward(options)});
+  auto edges = [&] {
+    if constexpr (kW)
+      return read_weighted_edge_list(path, read);
+    else
+      return read_edge_list(path, read);
+  }();
+  return build_graph(std::move(edges), {.symmetrize = options.symmetrize, .progress = forward(options)});
 }
 
+}  // namespace
+
+CSRGraph load_graph(const std::string& path, const LoadOptions& options) { return load<CSRGraph>(path, options); }
+
 WeightedCSRGraph load_weighted_graph(const std::string& path, const LoadOptions& options) {
-  const FileFormat format = file_format(path);
-  if (format == FileFormat::serialized)
-    throw GraphFileError(path, 0, "an unweighted graph (.sg); this kernel needs a weighted one (.wsg)");
-  if (format == FileFormat::weighted_serialized) {
-    WeightedCSRGraph g = read_weighted_serialized(path, forward(options));
-    refuse_symmetrize(path, g.directed(), options.symmetrize);
-    if (options.read.require_nonnegative_weights && g.num_edges_directed() > 0 && g.min_weight() < 0)
-      throw GraphFileError(path, 0, "has a negative weight (" + std::to_string(g.min_weight()) +
-                                        "); shortest paths need weights >= 0");
-    return g;
-  }
-  ReadOptions read = options.read;
-  read.progress = forward(options);
-  return build_graph(read_weighted_edge_list(path, read), {.symmetrize = options.symmetrize, .progress = forward(options)});
+  return load<WeightedCSRGraph>(path, options);
 }
 
 }  // namespace weft::graph

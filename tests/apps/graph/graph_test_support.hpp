@@ -83,21 +83,20 @@ inline std::string workers_name(const ::testing::TestParamInfo<int>& info) {
 
 // ------------------------------------------------------------ hand-made graphs
 
-inline EdgeList edge_list(std::vector<Edge> edges, NodeId num_nodes = -1, bool symmetric = false) {
-  EdgeList el;
-  el.edges = Array<Edge>(edges.size());
+template <class E>
+BasicEdgeList<E> make_edge_list(const std::vector<E>& edges, NodeId num_nodes, bool symmetric) {
+  BasicEdgeList<E> el;
+  el.edges = Array<E>(edges.size());
   std::copy(edges.begin(), edges.end(), el.edges.begin());
   el.num_nodes = num_nodes;
   el.symmetric = symmetric;
   return el;
 }
-inline WEdgeList wedge_list(std::vector<WEdge> edges, NodeId num_nodes = -1, bool symmetric = false) {
-  WEdgeList el;
-  el.edges = Array<WEdge>(edges.size());
-  std::copy(edges.begin(), edges.end(), el.edges.begin());
-  el.num_nodes = num_nodes;
-  el.symmetric = symmetric;
-  return el;
+inline EdgeList edge_list(const std::vector<Edge>& edges, NodeId num_nodes = -1, bool symmetric = false) {
+  return make_edge_list(edges, num_nodes, symmetric);
+}
+inline WEdgeList wedge_list(const std::vector<WEdge>& edges, NodeId num_nodes = -1, bool symmetric = false) {
+  return make_edge_list(edges, num_nodes, symmetric);
 }
 inline CSRGraph undirected(std::vector<Edge> edges, NodeId num_nodes = -1) {
   return build_graph(edge_list(std::move(edges), num_nodes), {.symmetrize = true});
