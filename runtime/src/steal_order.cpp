@@ -1,6 +1,7 @@
 #include "steal_order.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "machine_topology.hpp"
 
@@ -27,7 +28,8 @@ std::vector<std::vector<int>> steal_orders(const Config& config, const std::vect
     auto latency_to = [&](int j) {
       int a = topo->context_of_os_cpu(cpus[static_cast<std::size_t>(i)]);
       int b = topo->context_of_os_cpu(cpus[static_cast<std::size_t>(j)]);
-      return a < 0 || b < 0 ? 0.0 : topo->latency(a, b);
+      // A CPU the model does not describe has no known distance: tried last.
+      return a < 0 || b < 0 ? std::numeric_limits<double>::infinity() : topo->latency(a, b);
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return latency_to(a) < latency_to(b); });

@@ -10,7 +10,8 @@ namespace weft::detail {
 
 // For each worker, the other workers nearest first (by the topology's
 // context-to-context latency; ties: the next worker index first, wrapping).
-// cpus[i] == -1 (unpinned) has no distance: plain round-robin order.
+// cpus[i] == -1 (unpinned) has no distance: plain round-robin order. A
+// worker on a CPU the topology does not describe comes after all the others.
 std::vector<std::vector<int>> steal_orders(const Config& config, const std::vector<int>& cpus);
 // Whether steal_orders() consults the topology for these CPUs (more than one
 // worker, all pinned); if not, it is round_robin_orders().

@@ -13,6 +13,7 @@
 
 #include "task.hpp"
 #include "node_memory_cache.hpp"
+#include "weft/sched/cpu.hpp"
 
 namespace weft::detail {
 
@@ -152,9 +153,9 @@ class WorkDeque {
     return a;
   }
 
-  alignas(64) std::atomic<std::int64_t> top_{0};
-  alignas(64) std::atomic<std::int64_t> bottom_{0};
-  alignas(64) std::atomic<Array*> array_{nullptr};
+  alignas(sched::cache_line_size) std::atomic<std::int64_t> top_{0};
+  alignas(sched::cache_line_size) std::atomic<std::int64_t> bottom_{0};
+  alignas(sched::cache_line_size) std::atomic<Array*> array_{nullptr};
   std::vector<std::unique_ptr<Array, Array::Free>> arrays_;
   int os_node_;
 };

@@ -25,6 +25,7 @@
 #include "task_block_pool.hpp"
 #include "timer_heap.hpp"
 #include "weft/runtime/stats.hpp"
+#include "weft/sched/cpu.hpp"
 #include "work_deque.hpp"
 #include "worker_threads.hpp"
 
@@ -160,8 +161,8 @@ class Worker final {
   std::uint32_t picks_ = 0;
 
   WorkDeque deque_;
-  alignas(64) std::atomic<Task*> inbox_{nullptr};
-  alignas(64) std::atomic<std::uint32_t> futex_word_{0};
+  alignas(sched::cache_line_size) std::atomic<Task*> inbox_{nullptr};
+  alignas(sched::cache_line_size) std::atomic<std::uint32_t> futex_word_{0};
   std::atomic<bool> sleeping_{false};
 
   TimerHeap timers_;

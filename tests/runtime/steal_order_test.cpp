@@ -102,5 +102,16 @@ TEST(StealOrder, AnUnreadableTopologyFileIsAnErrorNamingTheSetting) {
   }
 }
 
+// A worker on a CPU the model does not describe (cpu 42 on an 8-CPU
+// machine) has no known distance: the others try it last, and it tries the
+// others in round-robin order.
+TEST(StealOrder, AWorkerOnACpuTheTopologyLacksIsTriedLast) {
+  SavedTopology topo(sched::Topology::from_hwloc_synthetic("pack:2 core:2 pu:2"), "unknown_cpu");
+  Orders orders = steal_orders(topo.config(), {42, 0, 4, 1});
+  EXPECT_EQ(orders[0], (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(orders[1], (std::vector<int>{3, 2, 0}));  // cpu 1 (same core), cpu 4 (other socket), cpu 42
+  EXPECT_EQ(orders[2], (std::vector<int>{3, 1, 0}));
+}
+
 }  // namespace
 }  // namespace weft::detail
