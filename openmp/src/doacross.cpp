@@ -1,0 +1,96 @@
+// GOMP_doacross_* (ordered depend(source/sink)); see doacross.hpp.
+#include "doacross.hpp"
+
+#include <cstdarg>
+
+#include "fatal.hpp"
+#include "team.hpp"
+#include "wait.hpp"
+
+namespace weft::omp {
+namespace {
+
+// 1 + the lexicographic position of v[1..] among the inner iterations.
+std::uint64_t inner_position(const Doacross& d, const std::uint64_t* v) {
+  std::uint64_t flat = 0;
+  for (std::size_t k = 1; k < d.counts.size(); ++k) flat = flat * d.counts[k] + v[k];
+  return flat + 1;
+}
+
+Doacross& current_doacross(const char* entry) {
+  TaskContext& self = implicit_task(entry);
+  WorkShare* w = self.member->ws;
+  if (!w || !w->doacross) fatal(entry, "called outside a loop with an ordered(n) clause");
+  return *w->doacross;
+}
+
+template <class T>
+void wait_from_args(const char* entry, T first, va_list args) {
+  Doacross& d = current_doacross(entry);
+  std::uint64_t v[16];
+  if (d.counts.size() > 16) fatal(entry, "more than 16 ordered dimensions");
+  v[0] = static_cast<std::uint64_t>(first);
+  for (std::size_t k = 1; k < d.counts.size(); ++k) v[k] = static_cast<std::uint64_t>(va_arg(args, T));
+  doacross_wait(d, v);
+}
+
+}  // namespace
+
+Doacross* make_doacross(unsigned dims, const std::uint64_t* counts) {
+  auto* d = new Doacross;
+  d->counts.assign(counts, counts + dims);
+  d->done = std::make_unique<std::atomic<std::uint64_t>[]>(counts[0]);
+  for (std::uint64_t i = 0; i < counts[0]; ++i) d->done[i].store(0, std::memory_order_relaxed);
+  return d;
+}
+
+void delete_doacross(Doacross* d) { delete d; }
+
+void doacross_post(Doacross& d, const std::uint64_t* v) {
+  if (v[0] >= d.counts[0]) return;
+  d.done[v[0]].store(inner_position(d, v), std::memory_order_release);
+  unpark_all(&d.done[v[0]]);
+}
+
+void doacross_wait(Doacross& d, const std::uint64_t* v) {
+  // Unsigned compare: a sink before iteration 0 (negative) is out of range too.
+  for (std::size_t k = 0; k < d.counts.size(); ++k)
+    if (v[k] >= d.counts[k]) return;
+  const std::uint64_t needed = inner_position(d, v);
+  std::atomic<std::uint64_t>& word = d.done[v[0]];
+  wait_until(&word, [&word, needed] { return word.load(std::memory_order_acquire) >= needed; });
+}
+
+}  // namespace weft::omp
+
+using namespace weft::omp;
+
+extern "C" {
+
+void GOMP_doacross_post(long* counts) {
+  Doacross& d = current_doacross("GOMP_doacross_post");
+  std::uint64_t v[16];
+  for (std::size_t k = 0; k < d.counts.size() && k < 16; ++k) v[k] = static_cast<std::uint64_t>(counts[k]);
+  doacross_post(d, v);
+}
+
+void GOMP_doacross_ull_post(unsigned long long* counts) {
+  Doacross& d = current_doacross("GOMP_doacross_ull_post");
+  doacross_post(d, reinterpret_cast<const std::uint64_t*>(counts));
+}
+
+void GOMP_doacross_wait(long first, ...) {
+  va_list args;
+  va_start(args, first);
+  wait_from_args<long>("GOMP_doacross_wait", first, args);
+  va_end(args);
+}
+
+void GOMP_doacross_ull_wait(unsigned long long first, ...) {
+  va_list args;
+  va_start(args, first);
+  wait_from_args<unsigned long long>("GOMP_doacross_ull_wait", first, args);
+  va_end(args);
+}
+
+}  // extern "C"

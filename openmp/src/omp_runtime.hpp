@@ -1,0 +1,48 @@
+#pragma once
+// The weft runtime the OpenMP library runs on (internal).
+//
+// An OpenMP program's initial thread is a plain thread, and it is the
+// primary thread (member 0) of every team it starts, as in libgomp: it runs
+// its share itself, so a region from main() costs a hand-off to the other
+// members only. The runtime therefore has one worker fewer than the default
+// team size (nthreads-var, one per allowed CPU by default): N-thread teams
+// use the initial thread plus N-1 workers, one per CPU, and the workers
+// carry the explicit tasks.
+//
+// The runtime is started on first use and never destroyed: exit() may be
+// called from any thread, inside a region too, and must neither wait for
+// members blocked in a barrier nor destroy a runtime from one of its own
+// workers (the worker threads outlive static destruction by design).
+//
+// Its configuration is weft's default one (default_runtime_config():
+// OMP_NUM_THREADS, OMP_WAIT_POLICY, OMP_PLACES, OMP_PROC_BIND and the WEFT_*
+// variables) with that one worker less, and OMP_STACKSIZE as the ULT stack
+// size unless WEFT_STACK_SIZE is set. When WEFT_WORKERS, WEFT_CPUS or
+// WEFT_PLACEMENT is set, the workers are exactly what they say.
+
+#include <cstdint>
+
+#include "weft/runtime/config.hpp"
+#include "weft/runtime/runtime.hpp"
+
+namespace weft::omp {
+
+// The configuration the runtime starts with (also checked at load, so that a
+// bad variable stops the program before main()).
+const Config& runtime_config();
+
+// The runtime, started by the first call.
+Runtime& runtime();
+
+// Workers of the runtime (starts it).
+int num_workers();
+
+// How long waits spin before they park, in ns: the runtime's idle spin
+// (OMP_WAIT_POLICY: ACTIVE 1000 us, PASSIVE 0, default 50 us).
+std::int64_t spin_ns();
+
+// The CPU the initial thread was pinned to (OMP_PROC_BIND with OMP_PLACES:
+// the first place's CPU), -1 when it is not pinned.
+int initial_thread_cpu();
+
+}  // namespace weft::omp

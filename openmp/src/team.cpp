@@ -1,0 +1,318 @@
+// Teams: fork and join of a parallel region, member placement, the barrier.
+// See team.hpp.
+#include "team.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "fatal.hpp"
+#include "omp_runtime.hpp"
+#include "tasks.hpp"
+#include "wait.hpp"
+#include "weft/runtime/this_ult.hpp"
+#include "weft/sched/omp_places.hpp"
+#include "weft/sched/topology.hpp"
+
+namespace weft::omp {
+
+__attribute__((tls_model("initial-exec"))) thread_local TaskContext* tls_context = nullptr;
+
+namespace {
+
+// --------------------------------------------------------------- storage
+
+std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+
+struct Layout {
+  std::size_t members, member_on_worker, worker_of, task_workers, total;
+  Layout(int capacity, int workers) {
+    const std::size_t line = sched::cache_line_size;
+    members = round_up(sizeof(Team), line);
+    member_on_worker = members + static_cast<std::size_t>(capacity) * sizeof(Member);
+    worker_of = member_on_worker + static_cast<std::size_t>(workers) * sizeof(int);
+    task_workers = worker_of + static_cast<std::size_t>(capacity) * sizeof(int);
+    total = task_workers + static_cast<std::size_t>(std::max(capacity, 1)) * sizeof(int);
+  }
+};
+
+// The initial task of a plain thread, with its team of one; freed when the
+// thread ends.
+struct InitialTask {
+  Team* team = nullptr;
+  InitialTask() {
+    team = Team::create(1, 0);
+    team->nthreads = 1;
+    team->from_plain_thread = true;
+    team->tasks_inline = true;
+    TaskContext& c = team->members[0].ctx;
+    c.team = team;
+    c.member = &team->members[0].state;
+    c.icv = settings().initial;
+    team->member_icv = c.icv;
+  }
+  ~InitialTask() {
+    if (tls_context == &team->members[0].ctx) tls_context = nullptr;
+    Team::destroy(team);
+  }
+};
+
+// --------------------------------------------------------------- members
+
+void start_implicit_task(Team& t, int k) {
+  Member& m = t.members[k];
+  TaskContext& c = m.ctx;
+  c.team = &t;
+  c.thread_num = k;
+  c.explicit_task = false;
+  c.on_own_ult = false;
+  c.final_task = false;
+  c.member = &m.state;
+  c.icv = t.member_icv;
+  c.taskgroup = nullptr;
+  c.reductions = t.reductions;
+  m.state.reset(0);
+  if (t.preset_loop) attach_to_preset_loop(t, m.state);
+  set_current(&c);
+}
+
+void run_member(Team* t, int k) {
+  start_implicit_task(*t, k);
+  t->fn(t->data);
+  finish_task_children(t->members[k].ctx);
+  t->joined.arrive();  // the last touch of the team by this member
+}
+
+// --------------------------------------------------------------- placement
+
+sched::OmpBind bind_of_flags(unsigned flags, sched::OmpBind icv) {
+  switch (flags & 7) {
+    case 1: return sched::OmpBind::True;
+    case 2: return sched::OmpBind::Primary;
+    case 3: return sched::OmpBind::Close;
+    case 4: return sched::OmpBind::Spread;
+    default: return icv;
+  }
+}
+
+// Members placed by an MCTOP-PLACE policy: the workers pinned to the CPUs
+// sched::place chooses, in its order; member 0 keeps the caller's worker.
+bool place_by_policy(Team& t, sched::Policy policy, int caller) {
+  Runtime& rt = runtime();
+  const sched::Topology& topo = rt.topology();
+  const std::vector<int> cpus = rt.worker_cpus();
+  const int m = std::min(t.nthreads, topo.num_contexts());
+  const sched::Placement placed = sched::place(topo, policy, m);
+  std::vector<int> choice;
+  for (int context : placed.contexts) {
+    const auto w = std::find(cpus.begin(), cpus.end(), topo.os_cpu(context));
+    if (w != cpus.end()) choice.push_back(static_cast<int>(w - cpus.begin()));
+  }
+  if (caller >= 0) {
+    const auto mine = std::find(choice.begin(), choice.end(), caller);
+    if (mine != choice.end()) choice.erase(mine);
+  }
+  if (choice.empty()) return false;  // only the initial thread's CPU chosen: the default order
+  for (int k = 1; k < t.nthreads; ++k) t.worker_of[k] = choice[static_cast<std::size_t>(k - 1) % choice.size()];
+  return true;
+}
+
+void place_members(Team& t, const TaskContext& enc, unsigned flags) {
+  const int n = t.nthreads, workers = t.workers;
+  const int caller = this_ult::worker_index();
+  const sched::OmpBind bind = bind_of_flags(flags, enc.icv.bind);
+  const Team::PlacementKey key{n, caller, static_cast<int>(bind), enc.icv.binding_policy};
+  if (key == t.placed_for) return;  // the same region again: everything below still holds
+  t.worker_of[0] = caller;
+  if (n > 1) {
+    const bool by_policy = enc.icv.binding_policy != sched::Policy::None &&
+                           place_by_policy(t, enc.icv.binding_policy, caller);
+    if (!by_policy) {
+      // One place per worker, in the order the members would rotate over:
+      // from a plain thread the workers from 0 for members 1..n-1, from a
+      // ULT the workers from the caller's for members 0..n-1.
+      const int first = caller >= 0 ? 0 : 1;
+      const int threads = n - first;
+      std::vector<int> place(static_cast<std::size_t>(threads));
+      if (bind == sched::OmpBind::False) {
+        for (int i = 0; i < threads; ++i) place[static_cast<std::size_t>(i)] = i;
+      } else {
+        place = sched::omp_thread_places(bind, workers, threads);
+      }
+      const int base = caller >= 0 ? caller : 0;
+      for (int k = first; k < n; ++k) t.worker_of[k] = (base + place[static_cast<std::size_t>(k - first)]) % workers;
+      if (caller >= 0) t.worker_of[0] = caller;
+    }
+  }
+  t.placed_for = key;
+  // Where the team's tasks may run, and which member a worker stands for.
+  std::fill(t.member_on_worker, t.member_on_worker + workers, -1);
+  t.task_worker_count = 0;
+  for (int k = 0; k < n; ++k) {
+    const int w = t.worker_of[k];
+    if (w < 0 || t.member_on_worker[w] >= 0) continue;
+    t.member_on_worker[w] = k;
+    t.task_workers[t.task_worker_count++] = w;
+  }
+  t.tasks_inline = t.task_worker_count == 0;
+  t.tasks_stealable = t.task_worker_count == workers;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------- Team
+
+Team* Team::create(int capacity, int workers) {
+  const Layout l(capacity, workers);
+  void* block = ::operator new(l.total, std::align_val_t{sched::cache_line_size});
+  auto* bytes = static_cast<unsigned char*>(block);
+  Team* t = ::new (block) Team;
+  t->capacity = capacity;
+  t->workers = workers;
+  t->members = reinterpret_cast<Member*>(bytes + l.members);
+  for (int k = 0; k < capacity; ++k) ::new (&t->members[k]) Member;
+  t->member_on_worker = reinterpret_cast<int*>(bytes + l.member_on_worker);
+  t->worker_of = reinterpret_cast<int*>(bytes + l.worker_of);
+  t->task_workers = reinterpret_cast<int*>(bytes + l.task_workers);
+  std::fill(t->worker_of, t->worker_of + capacity, -1);
+  std::fill(t->member_on_worker, t->member_on_worker + workers, -1);
+  for (int s = 0; s < kRing; ++s) t->ws[s].state.store(4 * static_cast<std::uint64_t>(s), std::memory_order_relaxed);
+  return t;
+}
+
+void Team::destroy(Team* t) {
+  if (!t) return;
+  for (int k = 0; k < t->capacity; ++k) {
+    Team::destroy(t->members[k].ctx.cached_team);
+    t->members[k].~Member();
+  }
+  for (WorkShare& w : t->ws) std::free(w.extra);
+  t->~Team();
+  ::operator delete(static_cast<void*>(t), std::align_val_t{sched::cache_line_size});
+}
+
+TaskContext& initial_context() {
+  thread_local InitialTask initial;
+  TaskContext& c = initial.team->members[0].ctx;
+  tls_context = &c;
+  return c;
+}
+
+TaskContext& current() {
+  if (TaskContext* c = tls_context) [[likely]]
+    return *c;
+  return initial_context();
+}
+
+int thread_num_of(const TaskContext& c) noexcept {
+  if (!c.on_own_ult) return c.thread_num;
+  const Team& t = *c.team;
+  const int w = this_ult::worker_index();
+  if (w >= 0 && w < t.workers && t.member_on_worker[w] >= 0) return t.member_on_worker[w];
+  return c.thread_num;
+}
+
+int resolve_num_threads(const TaskContext& enc, unsigned specified, unsigned count) {
+  const Icv& icv = enc.icv;
+  if (specified == 1) return 1;
+  if (enc.team->active_level >= icv.max_active_levels) return 1;
+  long n = specified == 0 ? icv.nthreads : static_cast<long>(std::min<unsigned>(specified, 1u << 20));
+  if (icv.dynamic) {
+    // dyn-var: no more members than there are places to run them (the
+    // workers, and a plain thread's own CPU).
+    const long places = num_workers() + (this_ult::inside() ? 0 : 1);
+    n = std::min(n, places);
+    if (count > 0) n = std::min<long>(n, count);
+  }
+  n = std::min<long>(n, icv.thread_limit);
+  return static_cast<int>(std::max<long>(n, 1));
+}
+
+Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsigned flags,
+                   void (*prepare)(Team&, void*), void* prepare_arg) {
+  const bool plain = !this_ult::inside();
+  const int workers = (n > 1 || !plain) ? num_workers() : 0;
+  Team* t = enc.cached_team;
+  if (!t || t->capacity < n || t->workers < workers) {
+    Team::destroy(t);
+    t = Team::create(std::max(n, t ? t->capacity : 0), workers);
+    enc.cached_team = t;
+  }
+  t->fn = fn;
+  t->data = data;
+  t->nthreads = n;
+  t->level = enc.team->level + 1;
+  t->active_level = enc.team->active_level + (n > 1 ? 1 : 0);
+  t->parent = enc.team;
+  t->parent_thread_num = thread_num_of(enc);
+  t->encountering = &enc;
+  t->from_plain_thread = plain;
+  t->reductions = nullptr;
+  t->preset_loop = false;
+  Icv icv = enc.icv;
+  const Settings& s = settings();
+  if (static_cast<std::size_t>(t->level) < s.nthreads_list.size()) icv.nthreads = s.nthreads_list[t->level];
+  if (static_cast<std::size_t>(t->level) < s.bind_list.size()) icv.bind = s.bind_list[t->level];
+  t->member_icv = icv;
+  t->barrier_word.store(0, std::memory_order_relaxed);
+  t->single_next.store(0, std::memory_order_relaxed);
+  t->joined.reset(n - 1);
+  for (int s2 = 0; s2 < kRing; ++s2) t->ws[s2].state.store(4 * static_cast<std::uint64_t>(s2), std::memory_order_relaxed);
+  if (workers > 0) {
+    t->workers = workers;
+    place_members(*t, enc, flags);
+  } else {
+    t->worker_of[0] = -1;
+    t->task_worker_count = 0;
+    t->tasks_inline = true;
+    t->tasks_stealable = false;
+  }
+  if (prepare) prepare(*t, prepare_arg);
+  if (n > 1) {
+    try {
+      Runtime& rt = runtime();
+      for (int k = 1; k < n; ++k) rt.spawn_on(t->worker_of[k], [t, k] { run_member(t, k); }).detach();
+    } catch (const std::exception& e) {
+      fatal("GOMP_parallel", std::string("cannot start the team's members: ") + e.what());
+    }
+  }
+  start_implicit_task(*t, 0);
+  return t;
+}
+
+void end_region(Team& t) {
+  finish_task_children(t.members[0].ctx);
+  if (t.nthreads > 1) wait_for(t.joined);
+  set_current(t.encountering);
+}
+
+void team_barrier(TaskContext& self) {
+  wait_children(self);
+  Team& t = *self.team;
+  const auto n = static_cast<std::uint64_t>(t.nthreads);
+  if (n == 1) return;
+  const std::uint64_t word = t.barrier_word.fetch_add(1, std::memory_order_acq_rel);
+  const auto phase = static_cast<std::uint32_t>(word >> 32);
+  if ((word & 0xFFFFFFFFu) + 1 == n) {
+    t.barrier_word.store(static_cast<std::uint64_t>(phase + 1) << 32, std::memory_order_release);
+    unpark_all(&t.barrier_word);
+    return;
+  }
+  wait_until(&t.barrier_word, [&t, phase] {
+    return static_cast<std::uint32_t>(t.barrier_word.load(std::memory_order_acquire) >> 32) != phase;
+  });
+}
+
+TaskContext& implicit_task(const char* entry) {
+  TaskContext& c = current();
+  if (c.member) [[likely]]
+    return c;
+  fatal(entry,
+        "called inside an explicit task; worksharing constructs, barriers and ordered regions bind to the "
+        "implicit task of a team member and may not be nested in a task region (OpenMP 5.2 §17)");
+}
+
+}  // namespace weft::omp

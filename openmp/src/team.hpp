@@ -1,0 +1,110 @@
+#pragma once
+// A team (internal): the members of one parallel region, their barrier, the
+// `single` arbitration, the worksharing slots and where explicit tasks run.
+//
+// Member 0 is the encountering thread itself (a plain thread or a ULT), the
+// others are ULTs pinned to workers (spawn_on). Which workers:
+//  * from a plain thread, member k >= 1 on worker k - 1 (the runtime has one
+//    worker per CPU besides the initial thread's, omp_runtime.hpp);
+//  * from a ULT on worker c, member k on worker (c + k) mod W;
+//  * proc_bind(spread|close|primary) (or OMP_PROC_BIND) spreads or packs
+//    them over that order of workers (sched::omp_thread_places, one place
+//    per worker);
+//  * weft's extension omp_set_binding_policy (MCTOP_MP, thesis §7.7.4):
+//    sched::place(topology, policy, n) chooses the CPUs, each member runs on
+//    the worker pinned there; the policy may change from region to region.
+//
+// Explicit tasks of the team are ULTs. When the team has a member on every
+// worker they are stealable by any worker; otherwise they are spread over
+// the team's own workers (OpenMP runs a team's tasks on its threads, and a
+// task's omp_get_thread_num() must not collide with a concurrent one's). A
+// team of one on a plain thread runs its tasks at once (undeferred).
+//
+// The barrier (GOMP_barrier, and the end of worksharing constructs) is one
+// 64-bit word: arrivals in the low half, the phase in the high half; the
+// last arrival bumps the phase. A member first waits for its own child tasks
+// (each task waits for its children before it finishes, so every task of the
+// team is done once all members passed), then arrives, then waits (spin,
+// then park). The end of the region is a countdown of members 1..n-1 that
+// member 0 waits for.
+
+#include <atomic>
+#include <cstdint>
+
+#include "context.hpp"
+#include "countdown.hpp"
+#include "workshare.hpp"
+
+namespace weft::omp {
+
+struct alignas(sched::cache_line_size) Member {
+  TaskContext ctx;
+  MemberState state;
+};
+
+struct Team {
+  // The region.
+  void (*fn)(void*) = nullptr;
+  void* data = nullptr;
+  int nthreads = 1;
+  int level = 0;                 // omp_get_level() inside
+  int active_level = 0;          // omp_get_active_level() inside
+  Team* parent = nullptr;        // the encountering task's team
+  int parent_thread_num = 0;     // the encountering task's thread number in it
+  TaskContext* encountering = nullptr;
+  bool from_plain_thread = true;
+  Icv member_icv;                // what the members' ICVs start as
+  std::uintptr_t* reductions = nullptr;  // GOMP_parallel_reductions' registered reductions
+  bool preset_loop = false;      // GOMP_parallel_loop_*: construct 0 was set up before the members started
+  // Where its explicit tasks run.
+  bool tasks_inline = false;     // a team of one on a plain thread
+  bool tasks_stealable = false;  // a member on every worker
+  int task_worker_count = 0;
+  int* task_workers = nullptr;   // [task_worker_count] distinct workers of the members
+  int* member_on_worker = nullptr;  // [workers] a member living there, or -1
+  int* worker_of = nullptr;      // [nthreads] member k's worker (-1: member 0 on a plain thread)
+  struct PlacementKey {          // what worker_of was computed for (reused when a region repeats)
+    int nthreads = -1, caller_worker = -2, bind = -1;
+    sched::Policy policy = sched::Policy::None;
+    bool operator==(const PlacementKey&) const = default;
+  } placed_for;
+  std::atomic<std::uint32_t> next_task_worker{0};
+  // Synchronisation.
+  alignas(sched::cache_line_size) std::atomic<std::uint64_t> barrier_word{0};
+  alignas(sched::cache_line_size) std::atomic<std::uint64_t> single_next{0};
+  alignas(sched::cache_line_size) Countdown joined;  // members 1..n-1 still running
+  WorkShare ws[kRing];
+  // Storage.
+  int capacity = 0;              // members the block has room for
+  int workers = 0;               // entries of member_on_worker
+  Member* members = nullptr;
+
+  static Team* create(int capacity, int workers);
+  static void destroy(Team* t);
+};
+
+// The initial task of the calling plain thread (level 0, a team of one).
+TaskContext& initial_context();
+
+// Starts a region: resolves nothing (num_threads is final), sets the team up
+// for `encountering`, starts members 1..n-1 and makes the caller member 0
+// (current() is its implicit task). `prepare(team)`, when given, runs before
+// the members start (GOMP_parallel_loop_*: the loop's slot 0).
+Team* begin_region(TaskContext& encountering, void (*fn)(void*), void* data, int nthreads, unsigned flags,
+                   void (*prepare)(Team&, void*) = nullptr, void* prepare_arg = nullptr);
+// Ends it on member 0: its tasks, the other members, then the encountering
+// task is current again.
+void end_region(Team& team);
+
+// GOMP's num_threads resolution (OpenMP 5.2 §10.1.1): `specified` = the
+// clause (0 when absent; 1 for if(false)), `count` = sections (dyn-var).
+int resolve_num_threads(const TaskContext& encountering, unsigned specified, unsigned count = 0);
+
+// The team barrier, for an implicit task `self` (waits for its child tasks first).
+void team_barrier(TaskContext& self);
+
+// The implicit task of the caller, or a clear failure naming `entry` when the
+// caller is an explicit task (worksharing and barriers bind to implicit tasks).
+TaskContext& implicit_task(const char* entry);
+
+}  // namespace weft::omp

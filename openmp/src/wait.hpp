@@ -1,0 +1,65 @@
+#pragma once
+// How the library waits (internal): spin on a condition for the runtime's
+// idle spin (OMP_WAIT_POLICY), yielding to the other ready ULTs of the
+// worker as it goes (team members sharing a worker, and the tasks a waiting
+// member created, run meanwhile), then park on a key of the parking lot until
+// a notifier of that key wakes it.
+//
+// Every switch away from a ULT happens inside these two functions, so they
+// restore the calling ULT's OpenMP context (context.hpp) before returning:
+// the ULTs that ran on this worker meanwhile set their own.
+
+#include <chrono>
+#include <cstdint>
+
+#include "context.hpp"
+#include "countdown.hpp"
+#include "omp_runtime.hpp"
+#include "parking_lot.hpp"
+#include "weft/runtime/this_ult.hpp"
+#include "weft/sched/cpu.hpp"
+
+namespace weft::omp {
+
+// True as soon as ready() is; false once budget_ns have passed without it.
+template <class Ready>
+bool spin_until(const Ready& ready, std::int64_t budget_ns) {
+  if (ready()) return true;
+  const bool ult = this_ult::inside();
+  ContextGuard keep;
+  if (ult) {
+    // Another ULT of this worker first (a task this one waits for is often
+    // among them); returns at once when none is ready.
+    this_ult::yield();
+    if (ready()) return true;
+  }
+  if (budget_ns <= 0) return false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(budget_ns);
+  for (unsigned round = 1;; ++round) {
+    sched::cpu_relax();
+    if (ready()) return true;
+    if ((round & 7) == 0) {
+      if (ult) {
+        this_ult::yield();
+        if (ready()) return true;
+      }
+      if ((round & 127) == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+    }
+  }
+}
+
+// Waits until ready(): spins (spin_until, the runtime's budget), then parks
+// on `key`. Whoever makes ready() true must call unpark_all(key) after.
+template <class Ready>
+void wait_until(const void* key, const Ready& ready) {
+  if (spin_until(ready, spin_ns())) return;
+  ContextGuard keep;
+  while (!ready()) park_while(key, [&] { return !ready(); });
+}
+
+// Waits until `c` reaches zero.
+inline void wait_for(const Countdown& c) {
+  wait_until(c.key(), [&c] { return c.done(); });
+}
+
+}  // namespace weft::omp

@@ -1,0 +1,269 @@
+// Explicit tasks: a recursive task tree, dependences (in, out, inout,
+// mutexinoutset, depobj, taskwait depend) and the order
+// they impose, taskgroup (waits for descendants), if(false) and final
+// (undeferred, omp_in_final), untied, mergeable, priority, detach with
+// omp_fulfill_event, taskyield, taskloop (grainsize, num_tasks, nogroup),
+// tasks in nested regions, and many tasks from one creator.
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "check.hpp"
+
+namespace {
+
+long fib(int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+#pragma omp task shared(a) untied
+  a = fib(n - 1);
+#pragma omp task shared(b) mergeable
+  b = fib(n - 2);
+#pragma omp taskwait
+  return a + b;
+}
+
+// Appends under a lock, returning the position.
+struct Log {
+  std::mutex m;
+  std::vector<int> events;
+  void add(int e) {
+    std::lock_guard<std::mutex> l(m);
+    events.push_back(e);
+  }
+  int pos(int e) {
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (events[i] == e) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+void spin(int n) {
+  volatile int x = 0;
+  for (int i = 0; i < n; ++i) x = x + 1;
+}
+
+}  // namespace
+
+int main() {
+  omptest::start("task_test");
+  long f = 0;
+#pragma omp parallel
+#pragma omp single
+  f = fib(22 - 2 * (omptest::kScale > 1));
+  CHECK(f == (omptest::kScale > 1 ? 6765 : 17711), "fib %ld", f);
+
+  // Dependences: writer -> readers (concurrent) -> writer, on one variable.
+  for (int rep = 0; rep < 20 / omptest::kScale + 1; ++rep) {
+    Log log;
+    [[maybe_unused]] int x = 0, y = 0;
+#pragma omp parallel num_threads(3)
+#pragma omp single
+    {
+#pragma omp task depend(out : x) shared(log)
+      {
+        spin(20000);
+        log.add(1);
+      }
+      for (int r = 0; r < 4; ++r) {
+#pragma omp task depend(in : x) shared(log) firstprivate(r)
+        {
+          spin(5000);
+          log.add(10 + r);
+        }
+      }
+#pragma omp task depend(inout : x) depend(out : y) shared(log)
+      log.add(2);
+#pragma omp task depend(in : y) shared(log)
+      log.add(3);
+#pragma omp taskwait depend(in : y)
+      log.add(4);
+    }
+    // 4 follows the writer of y (2), not its reader (3).
+    bool ok = log.events.size() == 8 && log.pos(1) == 0 && log.pos(2) == 5 && log.pos(3) > 5 && log.pos(4) > 5;
+    for (int r = 0; r < 4; ++r) ok = ok && log.pos(10 + r) > 0 && log.pos(10 + r) < 5;
+    CHECK(ok, "dependence order, repetition %d", rep);
+  }
+
+  // mutexinoutset: never two at once, after the out task, before the in.
+  {
+    std::atomic<int> inside{0}, overlap{0};
+    Log log;
+    [[maybe_unused]] int z = 0;
+#pragma omp parallel num_threads(3)
+#pragma omp single
+    {
+#pragma omp task depend(out : z) shared(log)
+      log.add(1);
+      for (int k = 0; k < 6; ++k) {
+#pragma omp task depend(mutexinoutset : z) shared(inside, overlap, log)
+        {
+          if (inside++ != 0) overlap++;
+          spin(3000);
+          inside--;
+          log.add(2);
+        }
+      }
+#pragma omp task depend(in : z) shared(log)
+      log.add(3);
+    }
+    CHECK(overlap == 0 && log.pos(1) == 0 && log.pos(3) == 7, "mutexinoutset: %d overlaps", overlap.load());
+  }
+
+  // depobj (GCC 12 has no omp_all_memory).
+  {
+    Log log;
+    [[maybe_unused]] int a = 0;
+    omp_depend_t obj;
+#pragma omp depobj(obj) depend(inout : a)
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp task depend(in : a) shared(log)
+      {
+        spin(10000);
+        log.add(1);
+      }
+#pragma omp task depend(depobj : obj) shared(log)
+      {
+        spin(10000);
+        log.add(2);
+      }
+#pragma omp task depend(in : a) shared(log)
+      log.add(3);
+    }
+#pragma omp depobj(obj) destroy
+    CHECK(log.events.size() == 3 && log.pos(1) == 0 && log.pos(2) == 1 && log.pos(3) == 2, "depobj order");
+  }
+
+  // taskgroup waits for descendants; taskwait for children (and here, with
+  // grandchildren done before their parent, for them too).
+  {
+    std::atomic<int> done{0};
+    bool all_done = false;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp taskgroup
+      {
+        for (int k = 0; k < 10; ++k) {
+#pragma omp task shared(done)
+          {
+#pragma omp task shared(done)
+            {
+              spin(2000);
+              done++;
+            }
+            done++;
+          }
+        }
+      }
+      all_done = done == 20;
+    }
+    CHECK(all_done, "taskgroup ended with %d of 20 tasks done", done.load());
+  }
+
+  // if(false) runs before the creator goes on; final makes descendants
+  // included tasks, omp_in_final inside.
+  {
+    int step = 0;
+    bool in_final = false, child_final = false, outside = true;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+      const bool no = omp_get_num_threads() < 0;
+#pragma omp task if (no) shared(step)
+      step = 1;
+      const bool was_run = step == 1;
+#pragma omp task final(true) shared(in_final, child_final)
+      {
+        in_final = omp_in_final();
+#pragma omp task shared(child_final)
+        child_final = omp_in_final();
+      }
+#pragma omp taskwait
+      outside = omp_in_final();
+      if (!was_run) step = -1;
+    }
+    CHECK(step == 1 && in_final && child_final && !outside, "if(false)/final: step %d final %d %d %d", step, in_final,
+          child_final, outside);
+  }
+
+  // detach: the task completes when its event is fulfilled (by a later task).
+  {
+    std::atomic<int> order{0};
+    int seen_by_waiter = -1;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+      omp_event_handle_t ev;
+#pragma omp task detach(ev) shared(order)
+      order++;
+#pragma omp task shared(order) firstprivate(ev)
+      {
+        spin(10000);
+        order += 10;
+        omp_fulfill_event(ev);
+      }
+#pragma omp taskwait
+      seen_by_waiter = order;
+    }
+    CHECK(seen_by_waiter == 11, "detach: taskwait saw %d", seen_by_waiter);
+  }
+
+  // priority, taskyield, many tasks from one creator (beyond the throttle).
+  {
+    std::atomic<long> sum{0};
+    const int n = 20000 / omptest::kScale;
+#pragma omp parallel
+#pragma omp single
+    for (int k = 0; k < n; ++k) {
+#pragma omp task priority(k % 5) shared(sum) firstprivate(k)
+      {
+#pragma omp taskyield
+        sum += k;
+      }
+    }
+    CHECK(sum == static_cast<long>(n) * (n - 1) / 2, "%d tasks summed to %ld", n, sum.load());
+  }
+
+  // taskloop: coverage with grainsize, num_tasks, nogroup.
+  {
+    const int n = 1000;
+    std::vector<std::atomic<int>> hits(n);
+    std::atomic<int> tasks_seen{0};
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp taskloop grainsize(64)
+      for (int i = 0; i < n; ++i) hits[i]++;
+#pragma omp taskloop num_tasks(7)
+      for (int i = 0; i < n; ++i) hits[i]++;
+#pragma omp taskloop nogroup
+      for (int i = 0; i < n; ++i) hits[i]++;
+#pragma omp taskwait
+#pragma omp taskloop num_tasks(5) shared(tasks_seen)
+      for (int i = 0; i < 5; ++i) tasks_seen++;
+    }
+    int wrong = 0;
+    for (auto& h : hits) wrong += h != 3;
+    CHECK(wrong == 0 && tasks_seen == 5, "taskloop: %d iterations wrong", wrong);
+  }
+
+  // Tasks in nested teams.
+  {
+    omp_set_max_active_levels(2);
+    std::atomic<int> count{0};
+#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp single
+      for (int k = 0; k < 50; ++k) {
+#pragma omp task shared(count)
+        count++;
+      }
+    }
+    CHECK(count == 100, "tasks in nested teams: %d", count.load());
+  }
+  return omptest::finish("task_test");
+}

@@ -1,0 +1,29 @@
+// Constructs weft's runtime does not implement must stop the program with
+// a message naming the entry point, never run silently: `target`
+// (GOMP_target_ext), `teams` on the host (GOMP_teams_reg), `cancel` with
+// OMP_CANCELLATION=true (GOMP_cancel). argv[1] picks the construct. With
+// cancellation off, `cancel` is a no-op (OpenMP) and the program goes on.
+#include <cstring>
+
+#include "check.hpp"
+
+int main(int argc, char** argv) {
+  omptest::start("unsupported_test");
+  const char* what = argc > 1 ? argv[1] : "";
+  int x = 0;
+  if (std::strcmp(what, "target") == 0) {
+#pragma omp target map(tofrom : x)
+    x = 1;
+  } else if (std::strcmp(what, "teams") == 0) {
+#pragma omp teams num_teams(2)
+    x = 1;
+  } else if (std::strcmp(what, "cancel") == 0) {
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp cancel parallel
+      x = 1;
+    }
+  }
+  std::printf("ran %s: x=%d\n", what, x);
+  return 0;
+}
