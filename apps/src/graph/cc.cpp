@@ -17,14 +17,17 @@ namespace {
 
 constexpr int kSamples = 1024;
 
+using detail::for_each_vertex;
+
 Array<NodeId> singletons(NodeId n) {
   Array<NodeId> comp(static_cast<std::size_t>(n));
-  weft::parallel_for(NodeId{0}, n, [&](NodeId u) { comp[u] = u; }, schedule_static());
+  for_each_vertex(n, [&](NodeId u) { comp[u] = u; }, schedule_static());
   return comp;
 }
 
+// GAPBS: static, 2048 vertices.
 void compress_all(NodeId n, NodeId* comp) {
-  weft::parallel_for(NodeId{0}, n, [&](NodeId u) { detail::compress(u, comp); }, schedule_static(2048));
+  for_each_vertex(n, [comp](NodeId u) { detail::compress(u, comp); }, schedule_static(2048 / detail::kVertexBlock));
 }
 
 }  // namespace
@@ -40,7 +43,7 @@ CcResult connected_components(const CSRGraph& g, const AfforestOptions& options)
     NodeId* comp = r.component.data();
     // Vertex neighbor sampling: one round per edge index r < neighbor_rounds.
     for (int round = 0; round < options.neighbor_rounds; ++round) {
-      weft::parallel_for(NodeId{0}, n, [&](NodeId u) {
+      for_each_vertex(n, [&](NodeId u) {
         const auto neigh = g.out_neigh(u, round);
         if (!neigh.empty()) detail::afforest_link(u, neigh[0], comp);
       });
@@ -54,12 +57,12 @@ CcResult connected_components(const CSRGraph& g, const AfforestOptions& options)
                             ? detail::sample_frequent_label(comp, n, kSamples, kDefaultSeed)
                             : NodeId{-1};
     const EdgeOffset start = options.neighbor_rounds;
-    weft::parallel_for(NodeId{0}, n, [&](NodeId u) {
+    for_each_vertex(n, [&](NodeId u) {
       if (detail::load(comp[u]) == skip) return;
       for (const NodeId v : g.out_neigh(u, start)) detail::afforest_link(u, v, comp);
       if (g.directed())
         for (const NodeId v : g.in_neigh(u)) detail::afforest_link(u, v, comp);
-    }, schedule_dynamic(2048));
+    }, schedule_dynamic(2048 / detail::kVertexBlock));  // GAPBS: dynamic, 2048 vertices
     compress_all(n, comp);
     return r;
   });
@@ -73,7 +76,7 @@ CcResult connected_components_sv(const CSRGraph& g) {
     NodeId* comp = r.component.data();
     for (bool changed = true; changed;) {
       std::atomic<bool> hooked{false};
-      weft::parallel_for(NodeId{0}, n, [&](NodeId u) {
+      for_each_vertex(n, [&](NodeId u) {
         if (detail::sv_hook(g, u, comp)) hooked.store(true, std::memory_order_relaxed);
       });
       compress_all(n, comp);

@@ -29,8 +29,8 @@ inline constexpr bool kSanitized = false;
 #endif
 
 // The scales the generated-graph tests run (smaller under a sanitizer).
-inline std::vector<int> test_scales() { return kSanitized ? std::vector<int>{8, 10} : std::vector<int>{8, 10, 12, 14}; }
-inline int large_scale() { return kSanitized ? 10 : 14; }
+inline std::vector<int> test_scales() { return kSanitized ? std::vector<int>{8, 10, 12} : std::vector<int>{8, 10, 12, 14}; }
+inline int large_scale() { return kSanitized ? 12 : 14; }
 
 inline int allowed_cpus() {
   cpu_set_t set;

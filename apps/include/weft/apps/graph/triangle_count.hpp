@@ -36,7 +36,9 @@ TcResult triangle_count(const CSRGraph& g, const TcOptions& options = {});
 // GAPBS's WorthRelabelling heuristic (above).
 bool worth_relabelling(const CSRGraph& g);
 
-// A serial count with std::set_intersection over every edge, divided by 6.
+// A serial count by another method (edges oriented by degree, the lowest
+// corner of each triangle marks its higher neighbours and finds the third
+// among theirs; O(m^1.5)).
 Verification verify_tc(const CSRGraph& g, std::uint64_t triangles);
 
 }  // namespace weft::graph

@@ -19,7 +19,7 @@ namespace weft::graph::detail {
 // the edge as a shortest-path edge (succ, by edge index) and adds u's path
 // count to v's.
 template <class Push>
-inline void bc_expand(const CSRGraph& g, NodeId u, NodeId d, NodeId* depth, double* sigma, Bitmap& succ,
+[[gnu::always_inline]] inline void bc_expand(const CSRGraph& g, NodeId u, NodeId d, NodeId* depth, double* sigma, Bitmap& succ,
                       Push&& push) {
   const EdgeOffset first = g.out_offsets()[static_cast<std::size_t>(u)];
   const auto neigh = g.out_neigh(u);
@@ -45,7 +45,7 @@ inline void bc_expand(const CSRGraph& g, NodeId u, NodeId d, NodeId* depth, doub
 // Backward step for u (its successors' deltas are final): Brandes's
 // dependency delta(u) = sum over shortest-path edges u -> v of
 // sigma(u) / sigma(v) * (1 + delta(v)).
-inline float bc_dependency(const CSRGraph& g, NodeId u, const double* sigma, const float* delta, const Bitmap& succ) {
+[[gnu::always_inline]] inline float bc_dependency(const CSRGraph& g, NodeId u, const double* sigma, const float* delta, const Bitmap& succ) {
   const EdgeOffset first = g.out_offsets()[static_cast<std::size_t>(u)];
   const auto neigh = g.out_neigh(u);
   float delta_u = 0;

@@ -24,7 +24,7 @@ inline NodeId unvisited_parent(const CSRGraph& g, NodeId u) noexcept {
 // (CAS parent[v]: -degree -> u), calls push(v) for it, and returns the sum
 // of the claimed vertices' out-degrees (their part of m_f).
 template <class Push>
-inline EdgeOffset claim_neighbors(const CSRGraph& g, NodeId* parent, NodeId u, Push&& push) {
+[[gnu::always_inline]] inline EdgeOffset claim_neighbors(const CSRGraph& g, NodeId* parent, NodeId u, Push&& push) {
   EdgeOffset scout = 0;
   for (const NodeId v : g.out_neigh(u)) {
     const NodeId curr = load(parent[v]);
@@ -40,7 +40,7 @@ inline EdgeOffset claim_neighbors(const CSRGraph& g, NodeId* parent, NodeId u, P
 // unvisited vertex looks through its in-neighbours for one in `front`,
 // stops at the first, takes it as parent and joins `next`. Writes the whole
 // word of `next`; returns how many vertices woke.
-inline std::int64_t bottom_up_word(const CSRGraph& g, NodeId* parent, const Bitmap& front, Bitmap& next,
+[[gnu::always_inline]] inline std::int64_t bottom_up_word(const CSRGraph& g, NodeId* parent, const Bitmap& front, Bitmap& next,
                                    std::size_t w) {
   const NodeId lo = static_cast<NodeId>(w * 64);
   const NodeId hi = static_cast<NodeId>(std::min<std::int64_t>(g.num_nodes(), static_cast<std::int64_t>(lo) + 64));
@@ -63,7 +63,7 @@ inline std::int64_t bottom_up_word(const CSRGraph& g, NodeId* parent, const Bitm
 
 // Appends the vertices of word w of `bm` with push(v).
 template <class Push>
-inline void push_word_vertices(const Bitmap& bm, std::size_t w, Push&& push) {
+[[gnu::always_inline]] inline void push_word_vertices(const Bitmap& bm, std::size_t w, Push&& push) {
   for (std::uint64_t bits = bm.word(w); bits != 0; bits &= bits - 1)
     push(static_cast<NodeId>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))));
 }

@@ -17,7 +17,7 @@ inline float contribution(const CSRGraph& g, NodeId u, float score) noexcept {
 
 // u's new score from the previous iteration's contributions; stores it and
 // u's next contribution, returns |new - old|.
-inline double pull_score(const CSRGraph& g, NodeId u, float base, const float* contrib, float* scores,
+[[gnu::always_inline]] inline double pull_score(const CSRGraph& g, NodeId u, float base, const float* contrib, float* scores,
                          float* next_contrib) {
   float incoming = 0;
   for (const NodeId v : g.in_neigh(u)) incoming += contrib[v];

@@ -65,6 +65,24 @@ void parallel_copy(const T* from, std::size_t n, T* to) {
   });
 }
 
+// Vertices per iteration of for_each_vertex's loop.
+inline constexpr std::int64_t kVertexBlock = 256;
+
+// body(u) for every vertex u in [0, n), in parallel: a weft loop over blocks
+// of kVertexBlock vertices, each block an inner loop here. A light body is
+// then inlined into that inner loop, where as the body of parallel_for
+// itself GCC keeps it out of line (a call per vertex; 25-40 % more
+// instructions in CC's loops than OpenMP's). `schedule` applies to the
+// blocks.
+template <class Body>
+void for_each_vertex(std::int32_t n, Body&& body, const Schedule& schedule = schedule_adaptive()) {
+  const std::int64_t blocks = (static_cast<std::int64_t>(n) + kVertexBlock - 1) / kVertexBlock;
+  weft::parallel_for(std::int64_t{0}, blocks, [&](std::int64_t b) {
+    const auto hi = static_cast<std::int32_t>(std::min<std::int64_t>(n, (b + 1) * kVertexBlock));
+    for (auto u = static_cast<std::int32_t>(b * kVertexBlock); u < hi; ++u) body(u);
+  }, schedule);
+}
+
 // Exclusive prefix sum: out[i] = in[0] + ... + in[i-1] for i in [0, n],
 // computed in parallel blocks (two passes, as GAPBS's ParallelPrefixSum).
 // `out` has n + 1 elements; returns out[n].

@@ -120,7 +120,7 @@ enum class EdgeClass { light, heavy, all };
 // yet reached, sets `overflow` (unreached_but_adjacent() then tells whether
 // some vertex's real distance cannot be held).
 template <EdgeClass kClass>
-inline void relax_edges(const WeightedCSRGraph& g, Weight* dist, NodeId u, Weight du, Weight delta,
+[[gnu::always_inline]] inline void relax_edges(const WeightedCSRGraph& g, Weight* dist, NodeId u, Weight du, Weight delta,
                         LocalBuckets& buckets, bool& overflow) {
   for (const WNode& e : g.out_neigh(u)) {
     if constexpr (kClass == EdgeClass::light) {

@@ -12,7 +12,7 @@ namespace weft::graph::detail {
 // Triangles u > v > w found from u: for each neighbour v < u, merge-walks
 // u's neighbours w < v against v's sorted neighbourhood (GAPBS's
 // OrderedCount).
-inline std::uint64_t ordered_count(const CSRGraph& g, NodeId u) {
+[[gnu::always_inline]] inline std::uint64_t ordered_count(const CSRGraph& g, NodeId u) {
   std::uint64_t total = 0;
   const auto nu = g.out_neigh(u);
   for (const NodeId v : nu) {
