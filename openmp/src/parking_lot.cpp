@@ -37,6 +37,21 @@ struct alignas(sched::cache_line_size) Bucket {
 constexpr std::size_t kBuckets = 256;
 Bucket buckets[kBuckets];
 
+// Orders a notifier's state change before its look at the bucket's waiter
+// count, against a waiter that counts itself in before checking the state
+// (store-buffering: each side's second access must see the other's first).
+// A seq_cst fence on each side does it; ThreadSanitizer does not model
+// fences, so under it the notifier's look is a read-modify-write instead
+// (an RMW reads the latest value and synchronises with the waiter's).
+std::uint32_t waiters_after_state_change(Bucket& b) {
+#if defined(__SANITIZE_THREAD__)
+  return b.waiters.fetch_add(0, std::memory_order_acq_rel);
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return b.waiters.load(std::memory_order_relaxed);
+#endif
+}
+
 Bucket& bucket_of(const void* key) {
   auto a = reinterpret_cast<std::uintptr_t>(key);
   a ^= a >> 17;
@@ -65,7 +80,9 @@ void park_while(const void* key, bool (*still_waiting)(const void*), const void*
   me.key = key;
   b.lock.lock();
   b.waiters.fetch_add(1, std::memory_order_seq_cst);
+#if !defined(__SANITIZE_THREAD__)
   std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
   if (!still_waiting(arg)) {
     b.waiters.fetch_sub(1, std::memory_order_relaxed);
     b.lock.unlock();
@@ -80,8 +97,7 @@ void park_while(const void* key, bool (*still_waiting)(const void*), const void*
 
 void unpark_all(const void* key) {
   Bucket& b = bucket_of(key);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (b.waiters.load(std::memory_order_relaxed) == 0) return;
+  if (waiters_after_state_change(b) == 0) return;
   Waiter* woken = nullptr;
   b.lock.lock();
   while (Waiter* w = take_one(b, key)) {
@@ -98,8 +114,7 @@ void unpark_all(const void* key) {
 
 void unpark_one(const void* key) {
   Bucket& b = bucket_of(key);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (b.waiters.load(std::memory_order_relaxed) == 0) return;
+  if (waiters_after_state_change(b) == 0) return;
   b.lock.lock();
   Waiter* w = take_one(b, key);
   b.lock.unlock();

@@ -28,16 +28,19 @@ namespace {
 std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
 struct Layout {
-  std::size_t members, member_on_worker, worker_of, task_workers, total;
+  std::size_t members, member_on_worker, worker_of, crew_worker, task_workers, total;
   Layout(int capacity, int workers) {
     const std::size_t line = sched::cache_line_size;
     members = round_up(sizeof(Team), line);
     member_on_worker = members + static_cast<std::size_t>(capacity) * sizeof(Member);
     worker_of = member_on_worker + static_cast<std::size_t>(workers) * sizeof(int);
-    task_workers = worker_of + static_cast<std::size_t>(capacity) * sizeof(int);
+    crew_worker = worker_of + static_cast<std::size_t>(capacity) * sizeof(int);
+    task_workers = crew_worker + static_cast<std::size_t>(capacity) * sizeof(int);
     total = task_workers + static_cast<std::size_t>(std::max(capacity, 1)) * sizeof(int);
   }
 };
+
+constexpr std::uint64_t kRetire = 1ull << 63;  // in Team::generation: the docked members leave
 
 // The initial task of a plain thread, with its team of one; freed when the
 // thread ends.
@@ -79,11 +82,57 @@ void start_implicit_task(Team& t, int k) {
   set_current(&c);
 }
 
-void run_member(Team* t, int k) {
-  start_implicit_task(*t, k);
-  t->fn(t->data);
-  finish_task_children(t->members[k].ctx);
-  t->joined.arrive();  // the last touch of the team by this member
+// A docked member: runs member k of every region of `t` from generation
+// `gen` on, until the crew is retired.
+void run_member(Team* t, int k, std::uint64_t gen) {
+  while (true) {
+    start_implicit_task(*t, k);
+    t->fn(t->data);
+    finish_task_children(t->members[k].ctx);
+    t->joined.arrive();
+    wait_until(&t->generation, [t, gen] { return t->generation.load(std::memory_order_acquire) != gen; });
+    gen = t->generation.load(std::memory_order_acquire);
+    if (gen & kRetire) {
+      t->crew_alive.arrive();  // the last touch of the team by this ULT
+      return;
+    }
+  }
+}
+
+// Lets the docked members of `t` go and waits until they have.
+void retire_crew(Team& t) {
+  if (t.crew == 0) return;
+  t.generation.fetch_or(kRetire, std::memory_order_acq_rel);
+  unpark_all(&t.generation);
+  wait_for(t.crew_alive);
+  t.generation.store(0, std::memory_order_relaxed);
+  t.crew = 0;
+}
+
+// Starts members 1..n-1: the docked crew when it matches, else a new one.
+void start_members(Team& t) {
+  const int n = t.nthreads;
+  const bool same = t.crew == n && std::equal(t.worker_of + 1, t.worker_of + n, t.crew_worker + 1);
+  if (same) {
+    t.generation.fetch_add(1, std::memory_order_release);
+    unpark_all(&t.generation);
+    return;
+  }
+  retire_crew(t);
+  if (n == 1) return;
+  try {
+    Runtime& rt = runtime();
+    Team* team = &t;
+    const std::uint64_t gen = t.generation.load(std::memory_order_relaxed);
+    t.crew_alive.reset(n - 1);
+    for (int k = 1; k < n; ++k) {
+      t.crew_worker[k] = t.worker_of[k];
+      rt.spawn_on(t.worker_of[k], [team, k, gen] { run_member(team, k, gen); }).detach();
+    }
+    t.crew = n;
+  } catch (const std::exception& e) {
+    fatal("GOMP_parallel", std::string("cannot start the team's members: ") + e.what());
+  }
 }
 
 // --------------------------------------------------------------- placement
@@ -176,6 +225,7 @@ Team* Team::create(int capacity, int workers) {
   for (int k = 0; k < capacity; ++k) ::new (&t->members[k]) Member;
   t->member_on_worker = reinterpret_cast<int*>(bytes + l.member_on_worker);
   t->worker_of = reinterpret_cast<int*>(bytes + l.worker_of);
+  t->crew_worker = reinterpret_cast<int*>(bytes + l.crew_worker);
   t->task_workers = reinterpret_cast<int*>(bytes + l.task_workers);
   std::fill(t->worker_of, t->worker_of + capacity, -1);
   std::fill(t->member_on_worker, t->member_on_worker + workers, -1);
@@ -185,6 +235,7 @@ Team* Team::create(int capacity, int workers) {
 
 void Team::destroy(Team* t) {
   if (!t) return;
+  retire_crew(*t);
   for (int k = 0; k < t->capacity; ++k) {
     Team::destroy(t->members[k].ctx.cached_team);
     t->members[k].~Member();
@@ -271,14 +322,7 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
     t->tasks_stealable = false;
   }
   if (prepare) prepare(*t, prepare_arg);
-  if (n > 1) {
-    try {
-      Runtime& rt = runtime();
-      for (int k = 1; k < n; ++k) rt.spawn_on(t->worker_of[k], [t, k] { run_member(t, k); }).detach();
-    } catch (const std::exception& e) {
-      fatal("GOMP_parallel", std::string("cannot start the team's members: ") + e.what());
-    }
-  }
+  start_members(*t);
   start_implicit_task(*t, 0);
   return t;
 }

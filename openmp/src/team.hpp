@@ -20,6 +20,12 @@
 // task's omp_get_thread_num() must not collide with a concurrent one's). A
 // team of one on a plain thread runs its tasks at once (undeferred).
 //
+// Members 1..n-1 are ULTs that stay docked after a region: they wait (spin,
+// yielding to the worker's other ULTs, for the runtime's idle spin; then
+// park) for the team's next region, so a region that repeats with the same
+// size and placement costs a store to start (libgomp keeps its threads the
+// same way); a different size or placement retires them and starts new ones.
+//
 // The barrier (GOMP_barrier, and the end of worksharing constructs) is one
 // 64-bit word: arrivals in the low half, the phase in the high half; the
 // last arrival bumps the phase. A member first waits for its own child tasks
@@ -73,6 +79,13 @@ struct Team {
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> barrier_word{0};
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> single_next{0};
   alignas(sched::cache_line_size) Countdown joined;  // members 1..n-1 still running
+  // The crew: members 1..crew-1 stay docked between regions (ULTs waiting
+  // for the next `generation`), so a region that repeats with the same
+  // members on the same workers starts with one store.
+  alignas(sched::cache_line_size) std::atomic<std::uint64_t> generation{0};
+  int crew = 0;                  // members the docked ULTs serve (0: none)
+  int* crew_worker = nullptr;    // [capacity] the worker of docked member k
+  Countdown crew_alive;          // docked ULTs that have not left
   WorkShare ws[kRing];
   // Storage.
   int capacity = 0;              // members the block has room for
@@ -93,7 +106,7 @@ TaskContext& initial_context();
 Team* begin_region(TaskContext& encountering, void (*fn)(void*), void* data, int nthreads, unsigned flags,
                    void (*prepare)(Team&, void*) = nullptr, void* prepare_arg = nullptr);
 // Ends it on member 0: its tasks, the other members, then the encountering
-// task is current again.
+// task is current again. The members stay docked for the next region.
 void end_region(Team& team);
 
 // GOMP's num_threads resolution (OpenMP 5.2 §10.1.1): `specified` = the
