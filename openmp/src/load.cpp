@@ -1,15 +1,11 @@
 // What the library does when it is loaded (LD_PRELOAD, or linked in place
 // of libgomp), before the program's main(): read the environment, so that a
 // malformed OMP_* or WEFT_* variable stops the program at once with a
-// message naming it; bind the initial thread where OMP_PLACES /
-// OMP_PROC_BIND put thread 0; print OMP_DISPLAY_ENV. The runtime's workers
-// start later, at the first parallel region or task.
-#include <exception>
-
-#include "fatal.hpp"
+// message naming it, and print OMP_DISPLAY_ENV. The runtime's workers start
+// later, at the first parallel region or task (omp_runtime.cpp), which also
+// binds the initial thread where OMP_PLACES / OMP_PROC_BIND put thread 0.
 #include "icv.hpp"
 #include "omp_runtime.hpp"
-#include "weft/sched/cpuset.hpp"
 
 namespace weft::omp {
 namespace {
@@ -17,13 +13,6 @@ namespace {
 __attribute__((constructor)) void on_load() {
   const Settings& s = settings();
   runtime_config();
-  if (const int cpu = initial_thread_cpu(); cpu >= 0) {
-    try {
-      sched::pin_current_thread(cpu);
-    } catch (const std::exception& e) {
-      fatal("OMP_PLACES", std::string("cannot bind the initial thread: ") + e.what());
-    }
-  }
   if (s.display_env) display_env(s.display_env == 2);
 }
 

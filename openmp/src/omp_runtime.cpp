@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include <unistd.h>
+
 #include "fatal.hpp"
 #include "icv.hpp"
 #include "weft/apps/default_runtime.hpp"
@@ -65,7 +67,12 @@ Runtime& runtime() {
   // Never destroyed (see the header).
   static Runtime* rt = [] {
     try {
-      return new Runtime(runtime_config());
+      auto* r = new Runtime(runtime_config());
+      // Bound after the runtime has read the process's CPUs (a thread's
+      // binding is what sched::allowed_cpus() sees), and only when this is
+      // the initial thread.
+      if (initial_thread_cpu() >= 0 && gettid() == getpid()) sched::pin_current_thread(initial_thread_cpu());
+      return r;
     } catch (const std::exception& e) {
       fatal("starting the runtime", e.what());
     }

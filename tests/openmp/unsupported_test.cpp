@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
 #pragma omp parallel num_threads(2)
     {
 #pragma omp cancel parallel
+#pragma omp atomic write
       x = 1;
     }
   }
