@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "doacross.hpp"
 #include "fatal.hpp"
 #include "omp_runtime.hpp"
 #include "tasks.hpp"
@@ -240,7 +241,10 @@ void Team::destroy(Team* t) {
     Team::destroy(t->members[k].ctx.cached_team);
     t->members[k].~Member();
   }
-  for (WorkShare& w : t->ws) std::free(w.extra);
+  for (WorkShare& w : t->ws) {
+    std::free(w.extra);
+    delete_doacross(w.doacross);
+  }
   t->~Team();
   ::operator delete(static_cast<void*>(t), std::align_val_t{sched::cache_line_size});
 }
@@ -288,8 +292,9 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
   const int workers = (n > 1 || !plain) ? num_workers() : 0;
   Team* t = enc.cached_team;
   if (!t || t->capacity < n || t->workers < workers) {
+    const int keep_capacity = t ? t->capacity : 0;
     Team::destroy(t);
-    t = Team::create(std::max(n, t ? t->capacity : 0), workers);
+    t = Team::create(std::max(n, keep_capacity), workers);
     enc.cached_team = t;
   }
   t->fn = fn;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <utility>
 
 #include "task.hpp"
 #include "task_block_pool.hpp"
@@ -30,15 +31,28 @@ void report_detached_exception(Task* t) {
   }
 }
 
-// The Task that stands for a plain (non-worker) thread when it blocks.
-struct ExternalThread {
-  Task* task;
-  ExternalThread() : task(new_shared_block()) {
-    task->kind = TaskKind::external;
-    task->refs.store(1, std::memory_order_relaxed);
+// The Task that stands for a plain (non-worker) thread when it blocks,
+// created on its first wait. The pointer is trivially destructible so that a
+// thread_local destructor that runs after ours (another library's, waiting
+// for a ULT at exit) still finds a valid task: it gets a new one, which the
+// exiting thread then keeps.
+thread_local Task* tls_external_task = nullptr;
+
+struct ReleaseExternalTaskAtExit {
+  ~ReleaseExternalTaskAtExit() {
+    if (Task* t = std::exchange(tls_external_task, nullptr)) release(t, 1);
   }
-  ~ExternalThread() { release(task, 1); }
 };
+
+[[gnu::noinline]] Task* new_external_task() {
+  Task* t = new_shared_block();
+  t->kind = TaskKind::external;
+  t->refs.store(1, std::memory_order_relaxed);
+  tls_external_task = t;
+  thread_local ReleaseExternalTaskAtExit release_at_exit;  // constructed on the first call only
+  (void)release_at_exit;
+  return t;
+}
 
 }  // namespace
 
@@ -76,8 +90,9 @@ void release(TaskBase* base, std::uint32_t n) {
 
 TaskBase* current_task() {
   if (Worker* w = tls_worker) return w->current();
-  thread_local ExternalThread self;
-  return self.task;
+  if (Task* t = tls_external_task) [[likely]]
+    return t;
+  return new_external_task();
 }
 
 }  // namespace weft::detail

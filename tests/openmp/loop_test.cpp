@@ -232,12 +232,13 @@ int main() {
   // ordered(2): a wavefront, each cell after its upper and left neighbours.
   {
     const int n = 40, m = 30;
-    std::vector<long> g(static_cast<std::size_t>(n * m), 0);
+    // Unsigned: the values outgrow 64 bits (C(70, 40)); the check holds modulo 2^64.
+    std::vector<unsigned long> g(static_cast<std::size_t>(n * m), 0);
 #pragma omp parallel for ordered(2) schedule(static, 1)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < m; ++j) {
 #pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
-        g[i * m + j] = (i ? g[(i - 1) * m + j] : 0) + (j ? g[i * m + j - 1] : 0) + 1;
+        g[i * m + j] = (i ? g[(i - 1) * m + j] : 0ul) + (j ? g[i * m + j - 1] : 0ul) + 1;
 #pragma omp ordered depend(source)
       }
     // g[i][j] = C(i+j+2, i+1) - 1 for this recurrence; check the corner cells' relation instead.
