@@ -2,6 +2,7 @@
 // formats (human table, JSON Lines). See harness.hpp and docs/benchmarks.md.
 #include "harness.hpp"
 
+#include <malloc.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <thread>
 
@@ -34,6 +36,35 @@ double resident_bytes() {
   std::fclose(f);
   if (got != 2) return NAN;
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+namespace {
+
+// A field of /proc/self/status in bytes (it reports kB), or -1.
+double status_bytes(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const std::string prefix = std::string(field) + ":";
+  while (std::getline(status, line))
+    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size())) * 1024.0;
+  return -1;
+}
+
+}  // namespace
+
+PeakMemory::PeakMemory() {
+  malloc_trim(0);
+  std::ofstream refs("/proc/self/clear_refs");
+  refs << "5";  // resets VmHWM to VmRSS
+  refs.flush();
+  reset_ = static_cast<bool>(refs);
+  resident_before_ = status_bytes("VmRSS");
+}
+
+double PeakMemory::added_bytes() const {
+  const double peak = status_bytes("VmHWM");
+  if (!reset_ || peak < 0 || resident_before_ < 0) return NAN;
+  return std::max(0.0, peak - resident_before_);
 }
 
 namespace {

@@ -57,6 +57,21 @@ double now_ns();
 // Resident set size of this process now, in bytes (/proc/self/statm).
 double resident_bytes();
 
+// The peak memory a piece of work adds: construct it just before the work
+// (it returns freed heap to the system and resets the kernel's peak resident
+// set through /proc/self/clear_refs), read added_bytes() just after.
+class PeakMemory {
+ public:
+  PeakMemory();
+  // Peak resident set since construction minus the resident set then, >= 0;
+  // NaN where the kernel does not let the peak be reset.
+  double added_bytes() const;
+
+ private:
+  bool reset_ = false;
+  double resident_before_ = -1;
+};
+
 // Options common to every suite.
 struct Options {
   int reps = 5;        // --reps N: measured repetitions per implementation

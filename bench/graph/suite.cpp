@@ -8,13 +8,11 @@
 //   weft-bench graph                 # scale 20 (WEFT_BENCH_GRAPH_SCALE overrides), 1, 2, 4 ... workers
 //   weft-bench graph --quick         # scale 16
 //   weft-bench graph --filter bfs/kron
-#include <malloc.h>
 #include <omp.h>
 #include <tbb/task_arena.h>
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -83,36 +81,16 @@ const Graph& cached_graph(const GraphKey& key) {
 
 // ---------------------------------------------------------------- one trial
 
-double status_bytes(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const std::string prefix = std::string(field) + ":";
-  while (std::getline(status, line))
-    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size())) * 1024.0;
-  return -1;
-}
-
-bool reset_peak_rss() {
-  std::ofstream refs("/proc/self/clear_refs");
-  refs << "5";
-  refs.flush();
-  return static_cast<bool>(refs);
-}
-
 // Times kernel() (one trial), with the peak memory it added.
 template <class Kernel>
 auto timed_trial(Measurement& m, Kernel&& kernel) {
-  malloc_trim(0);
-  const bool peak_ok = reset_peak_rss();
-  const double rss_before = status_bytes("VmRSS");
+  const PeakMemory memory;
   const double t0 = now_ns();
   auto result = kernel();
   const double t1 = now_ns();
-  const double peak = status_bytes("VmHWM");
   m.total_ns = t1 - t0;
   m.ops = 1e9;  // per_op = seconds per trial
-  const double extra = peak_ok && peak >= 0 && rss_before >= 0 ? std::max(0.0, peak - rss_before) : NAN;
-  m.extra.push_back({"peak MiB", "MiB", extra / (1 << 20), false});
+  m.extra.push_back({"peak MiB", "MiB", memory.added_bytes() / (1 << 20), false});
   return result;
 }
 

@@ -19,13 +19,11 @@
 // Rows: "weft" is weft::parallel_sort; "weft scalar kernel" forces the
 // scalar key kernels (std::sort chunks, branch-free scalar merges), which
 // shows what the SIMD kernels add and what the algorithm alone does.
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <execution>
-#include <fstream>
 #include <functional>
 #include <parallel/algorithm>
 #include <stdexcept>
@@ -69,25 +67,6 @@ std::uint64_t key_sum(const std::vector<K>& v) {
   return sum;
 }
 
-// A field of /proc/self/status in bytes (it reports kB), or -1.
-double status_bytes(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const std::string prefix = std::string(field) + ":";
-  while (std::getline(status, line))
-    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size())) * 1024.0;
-  return -1;
-}
-
-// Resets the peak resident set to the current one; false where the kernel
-// does not allow it (then no memory figure is reported).
-bool reset_peak_rss() {
-  std::ofstream refs("/proc/self/clear_refs");
-  refs << "5";
-  refs.flush();
-  return static_cast<bool>(refs);
-}
-
 // One timed sort of a freshly generated input: time, verification and the
 // peak extra memory.
 template <class K, class Sort>
@@ -95,18 +74,15 @@ Measurement measure_sort(std::size_t n, Shape shape, Sort sort) {
   std::vector<K> v(n);
   fill(v, shape);
   const std::uint64_t sum = key_sum(v);
-  malloc_trim(0);
-  const bool peak_ok = reset_peak_rss();
-  const double rss_before = status_bytes("VmRSS");
+  const PeakMemory memory;
   const double t0 = now_ns();
   sort(v);
   const double t1 = now_ns();
-  const double peak = status_bytes("VmHWM");
+  const double extra = memory.added_bytes();
   if (!std::is_sorted(v.begin(), v.end()) || key_sum(v) != sum)
     throw std::runtime_error("the output is not a sorted permutation of the input");
   Measurement m{t1 - t0, static_cast<double>(n)};
   const double input_bytes = static_cast<double>(n * sizeof(K));
-  const double extra = peak_ok && peak >= 0 && rss_before >= 0 ? std::max(0.0, peak - rss_before) : NAN;
   m.extra.push_back({"extra MiB", "MiB", extra / (1 << 20), false});
   m.extra.push_back({"extra/input", "ratio", extra / input_bytes, false});
   return m;
