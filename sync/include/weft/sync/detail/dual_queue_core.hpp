@@ -1,0 +1,55 @@
+#pragma once
+// The fair synchronous dual queue of Scherer, Lea & Scott ("Scalable
+// Synchronous Queues", PPoPP'06, §3.2 "The synchronous dual queue", Listing 5,
+// and §3.3 for cancellation and cleaning): a linked FIFO of waiting producers
+// or waiting consumers (never both). An operation that finds waiters of the
+// complementary mode fulfils the oldest one; otherwise it appends its own
+// node and waits there. Waiters are served in arrival order (fair).
+//
+// Differences from the paper, for C++ without a garbage collector:
+//  * The value never enters the node: the node points at the producer's T or
+//    the consumer's std::optional<T>, and whoever wins the node's claim moves
+//    the value, then completes the waiter's signal (detail/dual_node.hpp).
+//  * Memory: holds and epochs (detail/dual_node.hpp); every removal freezes
+//    the removed node's `next` first, so "pred.casNext(s, s.next)" on a pred
+//    that is itself already off the list fails instead of succeeding on a
+//    dead node as it harmlessly does in Java.
+//  * The tail never lags behind the head (advance_head moves the tail off a
+//    node before it leaves), so no dequeued node is reachable from `tail`.
+//  * close() (weft's): every waiter is claimed with `closed` and woken.
+
+#include <atomic>
+#include <cstddef>
+
+#include "weft/sync/cpu.hpp"
+#include "weft/sync/detail/dual_node.hpp"
+#include "weft/sync/detail/sync_transferer.hpp"
+
+namespace weft::sync::detail {
+
+class DualQueueCore final : public SyncTransferer {
+ public:
+  DualQueueCore(MoveValue move, ChannelWatchers* watchers);
+  ~DualQueueCore() override;
+
+  TransferStatus transfer(void* slot, bool is_data, const Patience& patience) override;
+  void close() override;
+  std::size_t linked_nodes() const override;
+
+ private:
+  // The paper's advanceHead(h, nh): h (the dummy) leaves; its successor
+  // becomes the dummy.
+  void advance_head(DualNode* h) noexcept;
+  void advance_tail(DualNode* t, DualNode* n) noexcept;
+  // Removes cancelled s from after pred if s is not the last node.
+  bool unsplice(DualNode* pred, DualNode* s) noexcept;
+  // The paper's clean(pred, s) (§3.3.3, Listing 7).
+  void clean(DualNode* pred, DualNode* s) noexcept;
+  TransferStatus await_partner(DualNode* s, DualNode* pred, bool is_data, const Patience& patience);
+
+  alignas(cache_line_size) std::atomic<DualNode*> head_;
+  alignas(cache_line_size) std::atomic<DualNode*> tail_;
+  alignas(cache_line_size) std::atomic<DualNode*> clean_me_{nullptr};  // pred of a cancelled last node
+};
+
+}  // namespace weft::sync::detail

@@ -1,0 +1,192 @@
+// The synchronous dual queue (detail/dual_queue_core.hpp): Scherer, Lea &
+// Scott, PPoPP'06, §3.2 (Listing 5, transfer) and §3.3.3 (Listing 7, clean).
+#include "weft/sync/detail/dual_queue_core.hpp"
+
+#include "weft/sync/detail/channel_watchers.hpp"
+
+namespace weft::sync::detail {
+
+namespace {
+constexpr std::uint8_t kDataMode = 1;
+constexpr std::uint8_t kRequestMode = 0;
+}  // namespace
+
+DualQueueCore::DualQueueCore(MoveValue move, ChannelWatchers* watchers) : SyncTransferer(move, watchers) {
+  // The dummy node: held by the list only, never a waiter.
+  DualNode* dummy = new_dual_node(kRequestMode, nullptr, 1);
+  dummy->claim.store(kClaimed, std::memory_order_relaxed);
+  head_.store(dummy, std::memory_order_relaxed);
+  tail_.store(dummy, std::memory_order_relaxed);
+}
+
+DualQueueCore::~DualQueueCore() {
+  // No operation is running: drop the cleanMe hold and the list's holds.
+  if (DualNode* dp = clean_me_.load(std::memory_order_relaxed)) drop_hold(dp);
+  DualNode* n = head_.load(std::memory_order_relaxed);
+  while (n) {
+    DualNode* next = node_of(n->next.load(std::memory_order_relaxed));
+    drop_hold(n);
+    n = next;
+  }
+}
+
+void DualQueueCore::advance_tail(DualNode* t, DualNode* n) noexcept {
+  tail_.compare_exchange_strong(t, n, std::memory_order_seq_cst);
+}
+
+void DualQueueCore::advance_head(DualNode* h) noexcept {
+  // Callers saw h->next non-null; it never becomes null again.
+  DualNode* nh = node_of(freeze_next(h));
+  DualNode* t = h;
+  tail_.compare_exchange_strong(t, nh, std::memory_order_seq_cst);  // the tail never stays behind
+  DualNode* expected = h;
+  if (head_.compare_exchange_strong(expected, nh, std::memory_order_seq_cst)) drop_hold(h);
+}
+
+bool DualQueueCore::unsplice(DualNode* pred, DualNode* s) noexcept {
+  if (s->next.load(std::memory_order_seq_cst) == 0) return false;  // s is last: it stays
+  const std::uintptr_t sn = freeze_next(s) & ~kMarked;
+  std::uintptr_t expected = link_of(s);
+  if (pred->next.compare_exchange_strong(expected, sn, std::memory_order_seq_cst)) {
+    drop_hold(s);
+    return true;
+  }
+  return false;
+}
+
+TransferStatus DualQueueCore::transfer(void* slot, bool is_data, const Patience& patience) {
+  const std::uint8_t mode = is_data ? kDataMode : kRequestMode;
+  DualNode* s = nullptr;
+  DualNode* pred = nullptr;
+  {
+    EpochGuard guard;
+    for (;;) {
+      if (closed()) {
+        free_unpublished(s);
+        return TransferStatus::closed;
+      }
+      DualNode* t = tail_.load(std::memory_order_seq_cst);
+      DualNode* h = head_.load(std::memory_order_seq_cst);
+      if (t == h || t->mode == mode) {  // empty, or waiters of our mode: wait behind them
+        const std::uintptr_t n = t->next.load(std::memory_order_seq_cst);
+        if (t != tail_.load(std::memory_order_seq_cst)) continue;
+        if (n != 0) {  // lagging tail
+          advance_tail(t, node_of(n));
+          continue;
+        }
+        if (patience.exhausted()) {
+          free_unpublished(s);
+          return patience.kind == Patience::Kind::none ? TransferStatus::unavailable : TransferStatus::timeout;
+        }
+        if (!s) s = new_dual_node(mode, slot, 2);  // the list's hold and ours
+        if (!try_hold(t)) continue;                // t already left: the queue moved on
+        std::uintptr_t expected = 0;
+        if (!t->next.compare_exchange_strong(expected, link_of(s), std::memory_order_seq_cst)) {
+          drop_hold(t);
+          continue;
+        }
+        advance_tail(t, s);
+        pred = t;
+        break;
+      }
+      // Complementary waiters: fulfil the oldest, m = h.next.
+      const std::uintptr_t hn = h->next.load(std::memory_order_seq_cst);
+      DualNode* m = node_of(hn);
+      if (t != tail_.load(std::memory_order_seq_cst) || m == nullptr || h != head_.load(std::memory_order_seq_cst))
+        continue;  // inconsistent snapshot
+      if (m->mode == mode) continue;  // the queue emptied and refilled with our mode
+      std::uintptr_t c = kUnclaimed;
+      if ((hn & kMarked) || !m->claim.compare_exchange_strong(c, kClaimed, std::memory_order_seq_cst)) {
+        advance_head(h);  // m was fulfilled, cancelled or closed (or h is leaving): dequeue and retry
+        continue;
+      }
+      advance_head(h);
+      if (is_data)
+        move_(slot, m->slot);
+      else
+        move_(m->slot, slot);
+      m->signal.complete();
+      free_unpublished(s);
+      return TransferStatus::success;
+    }
+  }
+  if (is_data && watchers_) watchers_->notify();  // a sender waits: selectors can receive
+  return await_partner(s, pred, is_data, patience);
+}
+
+TransferStatus DualQueueCore::await_partner(DualNode* s, DualNode* pred, bool, const Patience& patience) {
+  const TransferStatus st = await_fulfil(s, patience, closed_);
+  {
+    EpochGuard guard;
+    if (st == TransferStatus::success) {
+      // Listing 5's "if (!s.isOffList()) advanceHead(t, s)": help our
+      // partner move the head past our predecessor.
+      if (head_.load(std::memory_order_seq_cst) == pred && node_of(pred->next.load()) == s) advance_head(pred);
+    } else {
+      clean(pred, s);
+    }
+  }
+  drop_hold(pred);
+  drop_hold(s);
+  return st;
+}
+
+void DualQueueCore::clean(DualNode* pred, DualNode* s) noexcept {
+  // §3.3.3: unsplice s from pred unless s is the last node; a last node is
+  // remembered (its pred in cleanMe) and removed by a later clean once
+  // something follows it.
+  while (pred->next.load(std::memory_order_seq_cst) == link_of(s)) {  // a frozen pred.next: pred left
+    DualNode* h = head_.load(std::memory_order_seq_cst);
+    DualNode* hn = node_of(h->next.load(std::memory_order_seq_cst));
+    if (hn != nullptr && is_cancelled(hn)) {  // absorb a cancelled first node
+      advance_head(h);
+      continue;
+    }
+    DualNode* t = tail_.load(std::memory_order_seq_cst);
+    if (t == h) return;  // empty
+    const std::uintptr_t tn = t->next.load(std::memory_order_seq_cst);
+    if (t != tail_.load(std::memory_order_seq_cst)) continue;
+    if (tn != 0) {
+      advance_tail(t, node_of(tn));
+      continue;
+    }
+    if (s != t && unsplice(pred, s)) return;
+    DualNode* dp = clean_me_.load(std::memory_order_seq_cst);
+    if (dp != nullptr) {  // try to unlink the previously saved cancelled node
+      const std::uintptr_t dl = dp->next.load(std::memory_order_seq_cst);
+      DualNode* d = node_of(dl);
+      const bool settled = (dl & kMarked) || d == nullptr || !is_cancelled(d) || (d != t && unsplice(dp, d));
+      if (settled) {
+        DualNode* expected = dp;
+        if (clean_me_.compare_exchange_strong(expected, nullptr, std::memory_order_seq_cst)) drop_hold(dp);
+      }
+      if (dp == pred) return;  // s is already saved
+    } else if (try_hold(pred)) {
+      DualNode* expected = nullptr;
+      if (clean_me_.compare_exchange_strong(expected, pred, std::memory_order_seq_cst)) return;  // postpone
+      drop_hold(pred);
+    }
+  }
+}
+
+void DualQueueCore::close() {
+  if (closed_.exchange(true, std::memory_order_seq_cst)) return;
+  {
+    EpochGuard guard;
+    for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst))) {
+      std::uintptr_t c = kUnclaimed;
+      if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.complete();
+    }
+  }
+  if (watchers_) watchers_->notify();
+}
+
+std::size_t DualQueueCore::linked_nodes() const {
+  EpochGuard guard;
+  std::size_t count = 0;
+  for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst)))
+    ++count;
+  return count;
+}
+
+}  // namespace weft::sync::detail

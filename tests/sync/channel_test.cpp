@@ -1,0 +1,419 @@
+// weft::sync::Channel on the synchronous dual queue (fair) and dual stack
+// (unfair) of Scherer, Lea & Scott (PPoPP'06), and buffered: hand-offs
+// between ULTs on 1 and 2 workers and plain threads, try/timed operations,
+// the paper's cancellation and cleaning (cancelled nodes do not pile up,
+// §3.3.3), the fair queue's FIFO and the unfair stack's LIFO service of
+// waiters (§3), close (drain, then closed; sends fail), range-for, move-only
+// values, exactly-once delivery under stress with random yields, timeouts
+// and close racing, and select (readiness, default, timeout, closed,
+// fairness).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sync_test_util.hpp"
+#include "weft/runtime.hpp"
+#include "weft/sync/channel.hpp"
+#include "weft/sync/select.hpp"
+
+namespace ws = weft::sync;
+using namespace std::chrono_literals;
+using ws::test::Rng;
+using ws::test::scaled;
+
+namespace {
+
+struct Kind {
+  std::size_t capacity;
+  ws::ChannelOrder order;
+  const char* name;
+};
+const Kind kKinds[] = {{0, ws::ChannelOrder::fair, "unbuffered_fair"},
+                       {0, ws::ChannelOrder::unfair, "unbuffered_unfair"},
+                       {1, ws::ChannelOrder::fair, "buffered1"},
+                       {8, ws::ChannelOrder::fair, "buffered8"}};
+
+class ChannelKinds : public ::testing::TestWithParam<Kind> {};
+INSTANTIATE_TEST_SUITE_P(All, ChannelKinds, ::testing::ValuesIn(kKinds),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Spins (yielding) until pred() holds.
+template <class P>
+void wait_until(P pred) {
+  while (!pred()) weft::this_ult::yield();
+}
+
+TEST_P(ChannelKinds, HandOffBetweenUltsAndThreads) {
+  const Kind k = GetParam();
+  for (int workers : {1, 2}) {
+    weft::Runtime rt(ws::test::runtime_config(workers));
+    ws::Channel<int> ch(k.capacity, k.order);
+    constexpr int kN = 200;
+    // ULT -> ULT
+    auto producer = rt.spawn([&] {
+      for (int i = 0; i < kN; ++i) ch.send(i);
+    });
+    long sum = rt.run([&] {
+      long s = 0;
+      for (int i = 0; i < kN; ++i) {
+        auto v = ch.receive();
+        EXPECT_EQ(v, i);  // one producer: its order is kept
+        s += *v;
+      }
+      return s;
+    });
+    producer.join();
+    EXPECT_EQ(sum, long(kN) * (kN - 1) / 2);
+    // plain thread -> ULT and ULT -> plain thread
+    ws::Channel<int> back(k.capacity, k.order);
+    std::thread t([&] {
+      for (int i = 0; i < kN; ++i) ch.send(i);
+      for (int i = 0; i < kN; ++i) EXPECT_EQ(back.receive(), i + 1000);
+    });
+    rt.run([&] {
+      for (int i = 0; i < kN; ++i) EXPECT_EQ(ch.receive(), i);
+      for (int i = 0; i < kN; ++i) back.send(i + 1000);
+    });
+    t.join();
+  }
+}
+
+TEST_P(ChannelKinds, TryAndTimedOperations) {
+  const Kind k = GetParam();
+  weft::Runtime rt(ws::test::runtime_config(1));
+  ws::Channel<int> ch(k.capacity, k.order);
+  rt.run([&] {
+    int v = 0;
+    EXPECT_EQ(ch.try_receive(v), ws::ChannelStatus::would_block);
+    EXPECT_EQ(ch.receive_for(v, 1ms), ws::ChannelStatus::timeout);
+    EXPECT_EQ(ch.receive_until(v, std::chrono::steady_clock::now() - 1s), ws::ChannelStatus::timeout);
+    // Fill a buffered channel; an unbuffered one accepts nothing.
+    for (std::size_t i = 0; i < k.capacity; ++i) {
+      int x = int(i);
+      EXPECT_EQ(ch.try_send(x), ws::ChannelStatus::success);
+    }
+    int x = 42;
+    EXPECT_EQ(ch.try_send(x), ws::ChannelStatus::would_block);
+    EXPECT_EQ(ch.send_for(x, 1ms), ws::ChannelStatus::timeout);
+    EXPECT_EQ(x, 42);  // not moved from
+    for (std::size_t i = 0; i < k.capacity; ++i) {
+      EXPECT_EQ(ch.try_receive(v), ws::ChannelStatus::success);
+      EXPECT_EQ(v, int(i));
+    }
+    // A waiting receiver makes try_send succeed.
+    auto r = weft::Runtime::current()->spawn([&] { return ch.receive(); });
+    int y = 7;
+    while (ch.try_send(y) != ws::ChannelStatus::success) weft::this_ult::yield();
+    EXPECT_EQ(r.join(), 7);
+    // ... and a waiting sender makes try_receive succeed.
+    auto s = weft::Runtime::current()->spawn([&] { ch.send(8); });
+    while (ch.try_receive(v) != ws::ChannelStatus::success) weft::this_ult::yield();
+    EXPECT_EQ(v, 8);
+    s.join();
+    // A timed receive that a sender meets before its deadline.
+    auto s2 = weft::Runtime::current()->spawn([&] { ch.send(9); });
+    EXPECT_EQ(ch.receive_for(v, 10s), ws::ChannelStatus::success);
+    EXPECT_EQ(v, 9);
+    s2.join();
+  });
+}
+
+// §3.3.3: a cancelled (timed-out) waiter's node is cleaned: however many
+// waits time out, the structure keeps at most the queue's dummy and one
+// cancelled node (cleanMe) or, for the stack, nothing.
+TEST(SynchronousChannel, CancelledWaitersAreCleaned) {
+  for (auto order : {ws::ChannelOrder::fair, ws::ChannelOrder::unfair}) {
+    ws::Channel<int> ch(0, order);
+    const std::size_t empty = ch.linked_nodes();
+    EXPECT_EQ(empty, order == ws::ChannelOrder::fair ? 1u : 0u);
+    int v = 0;
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_EQ(i % 2 ? ch.receive_for(v, 10us) : ch.send_for(v, 10us), ws::ChannelStatus::timeout);
+      EXPECT_LE(ch.linked_nodes(), empty + 1) << "after " << i + 1 << " timeouts";
+    }
+    // Several waiters time out at once, from threads.
+    ws::test::run_threads(4, [&](int t) {
+      int x = t;
+      for (int i = 0; i < 50; ++i) EXPECT_EQ(ch.send_for(x, 50us), ws::ChannelStatus::timeout);
+    });
+    EXPECT_LE(ch.linked_nodes(), empty + 2);
+    // The channel still works.
+    std::thread t([&] { ch.send(5); });
+    EXPECT_EQ(ch.receive(), 5);
+    t.join();
+  }
+}
+
+// §3: the dual queue serves waiters in arrival order (fair), the dual stack
+// the latest first (unfair).
+TEST(SynchronousChannel, FairQueueIsFifoUnfairStackIsLifo) {
+  for (auto order : {ws::ChannelOrder::fair, ws::ChannelOrder::unfair}) {
+    weft::Runtime rt(ws::test::runtime_config(1));
+    ws::Channel<int> ch(0, order);
+    std::vector<int> got(3, -1);
+    rt.run([&] {
+      std::vector<weft::Ult<void>> receivers;
+      const std::size_t base = ch.linked_nodes();
+      for (int i = 0; i < 3; ++i) {
+        receivers.push_back(weft::Runtime::current()->spawn([&, i] { got[i] = *ch.receive(); }));
+        wait_until([&] { return ch.linked_nodes() == base + std::size_t(i) + 1; });  // i is waiting
+      }
+      for (int v = 0; v < 3; ++v) ch.send(v);
+      for (auto& r : receivers) r.join();
+    });
+    if (order == ws::ChannelOrder::fair)
+      EXPECT_EQ(got, (std::vector<int>{0, 1, 2}));
+    else
+      EXPECT_EQ(got, (std::vector<int>{2, 1, 0}));
+  }
+}
+
+TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {
+  const Kind k = GetParam();
+  weft::Runtime rt(ws::test::runtime_config(2));
+  ws::Channel<int> ch(k.capacity, k.order);
+  rt.run([&] {
+    // Waiting receivers wake with "closed".
+    auto r1 = weft::Runtime::current()->spawn([&] { return ch.receive(); });
+    int v = 0;
+    auto r2 = weft::Runtime::current()->spawn([&] { return ch.receive_for(v, 60s); });
+    weft::this_ult::yield();
+    for (int i = 0; i < 100; ++i) weft::this_ult::yield();
+    ch.close();
+    EXPECT_EQ(r1.join(), std::nullopt);
+    EXPECT_EQ(r2.join(), ws::ChannelStatus::closed);
+    EXPECT_TRUE(ch.closed());
+    EXPECT_THROW(ch.send(1), ws::ChannelClosed);
+    int x = 3;
+    EXPECT_EQ(ch.try_send(x), ws::ChannelStatus::closed);
+    EXPECT_EQ(ch.send_for(x, 1ms), ws::ChannelStatus::closed);
+    EXPECT_EQ(x, 3);
+    EXPECT_EQ(ch.receive(), std::nullopt);
+    EXPECT_EQ(ch.try_receive(v), ws::ChannelStatus::closed);
+    ch.close();  // idempotent
+  });
+  // Buffered values are drained before "closed"; a blocked sender fails.
+  ws::Channel<int> buf(k.capacity == 0 ? 3 : k.capacity);
+  for (std::size_t i = 0; i < buf.capacity(); ++i) buf.send(int(i));
+  rt.run([&] {
+    auto blocked = weft::Runtime::current()->spawn([&] {
+      try {
+        buf.send(99);
+        return false;
+      } catch (const ws::ChannelClosed&) {
+        return true;
+      }
+    });
+    for (int i = 0; i < 100; ++i) weft::this_ult::yield();
+    buf.close();
+    EXPECT_TRUE(blocked.join());
+  });
+  std::vector<int> drained;
+  for (int v : buf) drained.push_back(v);  // range-for until closed and drained
+  ASSERT_EQ(drained.size(), buf.capacity());
+  for (std::size_t i = 0; i < drained.size(); ++i) EXPECT_EQ(drained[i], int(i));
+}
+
+TEST_P(ChannelKinds, MoveOnlyValuesAndRangeFor) {
+  const Kind k = GetParam();
+  weft::Runtime rt(ws::test::runtime_config(2));
+  ws::Channel<std::unique_ptr<int>> ch(k.capacity, k.order);
+  auto producer = rt.spawn([&] {
+    for (int i = 0; i < 100; ++i) ch.send(std::make_unique<int>(i));
+    auto p = std::make_unique<int>(-1);
+    (void)ch.send_for(p, 0ms);  // may or may not find a receiver; p stays valid if not
+    ch.close();
+  });
+  int expected = 0;
+  for (auto& p : ch) {
+    if (*p == -1) continue;
+    EXPECT_EQ(*p, expected++);
+  }
+  EXPECT_EQ(expected, 100);
+  producer.join();
+}
+
+// Exactly-once delivery: producers and consumers (ULTs on every worker and
+// plain threads) with random yields and random timed and try operations; a
+// value whose send reported success is received exactly once, and nothing
+// else is received.
+void stress(const Kind& k, int workers, bool close_midway) {
+  weft::Runtime rt(ws::test::runtime_config(workers));
+  ws::Channel<int> ch(k.capacity, k.order);
+  constexpr int kProducers = 6;  // 4 ULTs + 2 threads
+  const int per_producer = scaled(1500, 100);
+  std::vector<std::atomic<int>> received(std::size_t(kProducers * per_producer));
+  std::vector<char> sent(received.size(), 0);
+  std::atomic<int> producers_left{kProducers};
+  auto produce = [&](int p) {
+    Rng rng(std::uint64_t(p) + 11);
+    for (int i = 0; i < per_producer; ++i) {
+      int v = p * per_producer + i;
+      ws::ChannelStatus st;
+      switch (rng.below(3)) {
+        case 0: st = ch.try_send(v); break;
+        case 1: st = ch.send_for(v, std::chrono::microseconds(rng.below(200))); break;
+        default:
+          try {
+            ch.send(v);
+            st = ws::ChannelStatus::success;
+          } catch (const ws::ChannelClosed&) {
+            st = ws::ChannelStatus::closed;
+          }
+      }
+      if (st == ws::ChannelStatus::success) sent[std::size_t(p * per_producer + i)] = 1;
+      if (close_midway && p == 0 && i == per_producer / 2) ch.close();
+      if (rng.below(4) == 0) weft::this_ult::yield();
+    }
+    if (producers_left.fetch_sub(1) == 1) ch.close();
+  };
+  auto consume = [&](int c) {
+    Rng rng(std::uint64_t(c) + 101);
+    int v = 0;
+    for (;;) {
+      ws::ChannelStatus st;
+      if (rng.below(2)) {
+        auto got = ch.receive();
+        st = got ? ws::ChannelStatus::success : ws::ChannelStatus::closed;
+        if (got) v = *got;
+      } else {
+        st = ch.receive_for(v, std::chrono::microseconds(rng.below(300)));
+      }
+      if (st == ws::ChannelStatus::closed) return;
+      if (st == ws::ChannelStatus::success) received[std::size_t(v)].fetch_add(1);
+      if (rng.below(4) == 0) weft::this_ult::yield();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] { produce(4 + t); });
+    threads.emplace_back([&, t] { consume(4 + t); });
+  }
+  std::vector<weft::Ult<void>> ults;
+  for (int i = 0; i < 4; ++i) {
+    ults.push_back(rt.spawn_on(i % workers, [&, i] { produce(i); }));
+    ults.push_back(rt.spawn_on((i + 1) % workers, [&, i] { consume(i); }));
+  }
+  for (auto& u : ults) u.join();
+  for (auto& t : threads) t.join();
+  int delivered = 0;
+  for (std::size_t i = 0; i < received.size(); ++i) {
+    ASSERT_EQ(received[i].load(), int(sent[i])) << "value " << i << (sent[i] ? " sent" : " not sent");
+    delivered += sent[i];
+  }
+  if (!close_midway) {
+    EXPECT_GT(delivered, 0);
+  }
+  if (k.capacity == 0) {
+    EXPECT_LE(ch.linked_nodes(), k.order == ws::ChannelOrder::fair ? 2u : 1u);
+  }
+}
+
+TEST_P(ChannelKinds, ExactlyOnceUnderStressOneWorker) { stress(GetParam(), 1, false); }
+TEST_P(ChannelKinds, ExactlyOnceUnderStressTwoWorkers) { stress(GetParam(), 2, false); }
+TEST_P(ChannelKinds, ExactlyOnceWhenClosedMidway) { stress(GetParam(), 2, true); }
+
+// ---------------------------------------------------------------- select
+
+TEST(Select, ReceivesFromTheReadyChannel) {
+  weft::Runtime rt(ws::test::runtime_config(2));
+  ws::Channel<int> numbers;  // unbuffered
+  ws::Channel<std::string> words(4);
+  rt.run([&] {
+    int n = -1;
+    std::string w;
+    ws::Select sel;
+    sel.on_receive(numbers, [&](int v) { n = v; }).on_receive(words, [&](std::string s) { w = std::move(s); });
+    EXPECT_EQ(sel.try_select().status, ws::SelectStatus::would_block);  // the default case
+    EXPECT_EQ(sel.select_for(1ms).status, ws::SelectStatus::timeout);
+    words.send("hi");
+    auto r = sel.select();
+    EXPECT_EQ(r.status, ws::SelectStatus::received);
+    EXPECT_EQ(r.index, 1u);
+    EXPECT_EQ(w, "hi");
+    // A select that waits is woken by a sender on another worker, and by a
+    // plain thread.
+    auto s = weft::Runtime::current()->spawn_on(1, [&] { numbers.send(5); });
+    r = sel.select();
+    EXPECT_EQ(r.status, ws::SelectStatus::received);
+    EXPECT_EQ(r.index, 0u);
+    EXPECT_EQ(n, 5);
+    s.join();
+    std::thread t([&] {
+      std::this_thread::sleep_for(1ms);
+      words.send("there");
+    });
+    r = sel.select_for(30s);
+    EXPECT_EQ(r.index, 1u);
+    EXPECT_EQ(w, "there");
+    t.join();
+    // Closed channels drop out; all closed: `closed`.
+    numbers.close();
+    words.send("last");
+    words.close();
+    r = sel.select();
+    EXPECT_EQ(r.index, 1u);
+    EXPECT_EQ(w, "last");
+    EXPECT_EQ(sel.select().status, ws::SelectStatus::closed);
+  });
+  ws::Select empty;
+  EXPECT_THROW(empty.select(), std::invalid_argument);
+}
+
+// No channel is starved: with two channels always ready, each is picked a
+// fair share of the time, also by a Select built afresh for every call.
+TEST(Select, NoChannelStarves) {
+  ws::Channel<int> a(64), b(64);
+  int from_a = 0, from_b = 0;
+  constexpr int kRounds = 400;
+  for (int i = 0; i < kRounds; ++i) {
+    while (a.try_send(i) == ws::ChannelStatus::success) {}
+    int v = i;
+    while (b.try_send(v) == ws::ChannelStatus::success) {}
+    ws::Select sel;
+    sel.on_receive(a, [&](int) { ++from_a; }).on_receive(b, [&](int) { ++from_b; });
+    ASSERT_EQ(sel.select().status, ws::SelectStatus::received);
+  }
+  EXPECT_GT(from_a, kRounds / 4);
+  EXPECT_GT(from_b, kRounds / 4);
+}
+
+// Many selecting ULTs against senders on both workers and a thread: every
+// value is received exactly once, through some select.
+TEST(Select, ExactlyOnceWithManySelectors) {
+  weft::Runtime rt(ws::test::runtime_config(2));
+  ws::Channel<int> a, b(2), c(0, ws::ChannelOrder::unfair);
+  const int per_sender = scaled(2000, 100);
+  std::vector<std::atomic<int>> got(std::size_t(3 * per_sender));
+  std::atomic<int> senders_left{3};
+  auto sender = [&](ws::Channel<int>& ch, int base) {
+    for (int i = 0; i < per_sender; ++i) ch.send(base + i);
+    if (senders_left.fetch_sub(1) == 1) {
+      a.close();
+      b.close();
+      c.close();
+    }
+  };
+  std::thread t([&] { sender(c, 2 * per_sender); });
+  std::vector<weft::Ult<void>> ults;
+  ults.push_back(rt.spawn_on(0, [&] { sender(a, 0); }));
+  ults.push_back(rt.spawn_on(1, [&] { sender(b, per_sender); }));
+  for (int s = 0; s < 4; ++s)
+    ults.push_back(rt.spawn_on(s % 2, [&] {
+      ws::Select sel;
+      auto count = [&](int v) { got[std::size_t(v)].fetch_add(1); };
+      sel.on_receive(a, count).on_receive(b, count).on_receive(c, count);
+      while (sel.select_for(100ms).status != ws::SelectStatus::closed) {}
+    }));
+  for (auto& u : ults) u.join();
+  t.join();
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].load(), 1) << "value " << i;
+}
+
+}  // namespace
