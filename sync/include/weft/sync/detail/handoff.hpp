@@ -59,8 +59,10 @@ inline bool spinning_can_help() {
 
 // How many cpu_relax() rounds a waiter spins before it parks: the paper spins
 // "about one-quarter the time of a typical context-switch"; a cross-worker
-// unpark costs a few microseconds when the target worker sleeps.
-inline constexpr int kHandoffSpins = 256;
+// unpark costs a few microseconds when the target worker sleeps. 64 rounds
+// (a few microseconds of PAUSE) beat 0 and 256 for plain threads on the
+// shared 2-core development VM (weft-bench channels --filter threads/).
+inline constexpr int kHandoffSpins = 64;
 
 // The waiting side of one hand-off. The owner (the waiter) parks on it until
 // its partner calls complete(), exactly once. After complete() the partner
