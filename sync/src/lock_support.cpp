@@ -1,5 +1,5 @@
 // Support of the lock family (weft/sync/locks/): the queue locks' node cache
-// (detail/queue_node.hpp) and the CPU -> socket table of the hierarchical
+// (detail/lock_queue_node.hpp) and the CPU -> socket table of the hierarchical
 // locks (detail/cpu_clusters.hpp).
 #include <sched.h>
 
@@ -9,17 +9,17 @@
 #include "weft/runtime/runtime.hpp"
 #include "weft/sched/topology.hpp"
 #include "weft/sync/detail/cpu_clusters.hpp"
-#include "weft/sync/detail/queue_node.hpp"
+#include "weft/sync/detail/lock_queue_node.hpp"
 
 namespace weft::sync::detail {
 
 namespace {
 
 // Nodes no thread caches: overflow of the thread caches and the caches of
-// exited threads. Never freed (type-stable memory, see queue_node.hpp).
+// exited threads. Never freed (type-stable memory, see lock_queue_node.hpp).
 struct SharedNodes {
   std::mutex m;
-  std::vector<QueueNode*> free;
+  std::vector<LockQueueNode*> free;
 };
 SharedNodes& shared_nodes() {
   static auto* s = new SharedNodes;  // outlives every thread_local destructor
@@ -29,7 +29,7 @@ SharedNodes& shared_nodes() {
 constexpr std::size_t kThreadCacheSize = 16;
 
 struct ThreadNodeCache {
-  QueueNode* nodes[kThreadCacheSize];
+  LockQueueNode* nodes[kThreadCacheSize];
   std::size_t size = 0;
   ~ThreadNodeCache() {
     if (size == 0) return;
@@ -40,7 +40,7 @@ struct ThreadNodeCache {
 };
 thread_local ThreadNodeCache t_cache;
 
-QueueNode* fresh(QueueNode* n) {
+LockQueueNode* fresh(LockQueueNode* n) {
   n->flag.reset();
   n->next.store(nullptr, std::memory_order_relaxed);
   return n;
@@ -48,22 +48,22 @@ QueueNode* fresh(QueueNode* n) {
 
 }  // namespace
 
-__attribute__((noinline)) QueueNode* take_queue_node() {
+__attribute__((noinline)) LockQueueNode* take_lock_queue_node() {
   ThreadNodeCache& c = t_cache;
   if (c.size > 0) return fresh(c.nodes[--c.size]);
   SharedNodes& s = shared_nodes();
   {
     std::lock_guard lk(s.m);
     if (!s.free.empty()) {
-      QueueNode* n = s.free.back();
+      LockQueueNode* n = s.free.back();
       s.free.pop_back();
       return fresh(n);
     }
   }
-  return new QueueNode;
+  return new LockQueueNode;
 }
 
-__attribute__((noinline)) void give_queue_node(QueueNode* node) noexcept {
+__attribute__((noinline)) void give_lock_queue_node(LockQueueNode* node) noexcept {
   ThreadNodeCache& c = t_cache;
   if (c.size < kThreadCacheSize) {
     c.nodes[c.size++] = node;
@@ -94,9 +94,20 @@ std::vector<int> socket_of_each_cpu() {
   return discovered;
 }
 
-int current_cpu() noexcept {
-  const int cpu = sched_getcpu();
-  return cpu < 0 ? 0 : cpu;
+__attribute__((noinline)) int current_cpu() noexcept {
+  // sched_getcpu() is a vDSO call (dearer on some VMs) and the cluster is
+  // only a locality hint, so a thread re-reads it every 64 calls.
+  struct Hint {
+    int cpu = -1;
+    unsigned uses = 0;
+  };
+  static thread_local Hint hint;
+  if (hint.cpu < 0 || ++hint.uses >= 64) {
+    hint.uses = 0;
+    const int cpu = sched_getcpu();
+    hint.cpu = cpu < 0 ? 0 : cpu;
+  }
+  return hint.cpu;
 }
 
 }  // namespace weft::sync::detail

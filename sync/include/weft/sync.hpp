@@ -3,6 +3,7 @@
 // they are measured against), the queues and stacks built from them and the
 // waiting policies. Include this, or <weft/weft.hpp> for every layer. See
 // docs/sync-combining.md.
+// The lock family, MUTEXEE and queue delegation locks: docs/sync-locks.md.
 
 #include "weft/sync/bounded_queue.hpp"
 #include "weft/sync/bounded_stack.hpp"
@@ -16,6 +17,18 @@
 #include "weft/sync/flat_combining.hpp"
 #include "weft/sync/hsynch.hpp"
 #include "weft/sync/lock_free_object.hpp"
+#include "weft/sync/locks/array_lock.hpp"
+#include "weft/sync/locks/clh_mutex.hpp"
+#include "weft/sync/locks/cohort_lock.hpp"
+#include "weft/sync/locks/mcs_lock.hpp"
+#include "weft/sync/locks/mrqd_lock.hpp"
+#include "weft/sync/locks/mutexee_lock.hpp"
+#include "weft/sync/locks/qd_lock.hpp"
+#include "weft/sync/locks/rw_lock.hpp"
+#include "weft/sync/locks/tas_lock.hpp"
+#include "weft/sync/locks/ticket_lock.hpp"
+#include "weft/sync/locks/ttas_lock.hpp"
+#include "weft/sync/locks/wait_budget.hpp"
 #include "weft/sync/mutex_object.hpp"
 #include "weft/sync/osci.hpp"
 #include "weft/sync/oyama.hpp"

@@ -11,7 +11,8 @@ namespace weft::sync::detail {
 // sched::Topology::discover() (once per process).
 std::vector<int> socket_of_each_cpu();
 
-// The OS CPU the caller runs on now (sched_getcpu), 0 if unknown.
+// The OS CPU the caller runs on (sched_getcpu, re-read every 64 calls per
+// thread: a locality hint, it may be stale), 0 if unknown.
 int current_cpu() noexcept;
 
 }  // namespace weft::sync::detail

@@ -6,7 +6,7 @@
 // swaps its node into the tail and waits on its predecessor's node; unlock
 // marks the caller's own node released, and the successor then owns the
 // predecessor's node. FIFO; the queue is implicit. Nodes come from a
-// per-thread cache (detail/queue_node.hpp).
+// per-thread cache (detail/lock_queue_node.hpp).
 //
 // try_lock succeeds only when the tail node is released; in the rare case
 // that this node was recycled and re-queued between its check and its swap
@@ -16,40 +16,40 @@
 
 #include "weft/sync/cpu.hpp"
 #include "weft/sync/detail/lock_errors.hpp"
-#include "weft/sync/detail/queue_node.hpp"
+#include "weft/sync/detail/lock_queue_node.hpp"
 
 namespace weft::sync {
 
 class ClhMutex {
-  using Node = detail::QueueNode;
+  using Node = detail::LockQueueNode;
 
  public:
   ClhMutex() {
-    Node* n = detail::take_queue_node();
+    Node* n = detail::take_lock_queue_node();
     n->flag.set();  // released: the first caller does not wait
     tail_.store(n, std::memory_order_relaxed);
   }
-  ~ClhMutex() { detail::give_queue_node(tail_.load(std::memory_order_relaxed)); }
+  ~ClhMutex() { detail::give_lock_queue_node(tail_.load(std::memory_order_relaxed)); }
   ClhMutex(const ClhMutex&) = delete;
   ClhMutex& operator=(const ClhMutex&) = delete;
 
   void lock() {
-    Node* me = detail::take_queue_node();
+    Node* me = detail::take_lock_queue_node();
     Node* pred = tail_.exchange(me, std::memory_order_acq_rel);
     pred->flag.wait();
-    detail::give_queue_node(pred);  // no one else references it now
+    detail::give_lock_queue_node(pred);  // no one else references it now
     holder_ = me;
   }
   bool try_lock() {
     Node* pred = tail_.load(std::memory_order_acquire);
     if (!pred->flag.is_set()) return false;
-    Node* me = detail::take_queue_node();
+    Node* me = detail::take_lock_queue_node();
     if (!tail_.compare_exchange_strong(pred, me, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-      detail::give_queue_node(me);
+      detail::give_lock_queue_node(me);
       return false;
     }
     pred->flag.wait();  // set, unless recycled meanwhile (see above)
-    detail::give_queue_node(pred);
+    detail::give_lock_queue_node(pred);
     holder_ = me;
     return true;
   }

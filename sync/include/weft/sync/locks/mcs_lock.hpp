@@ -4,7 +4,7 @@
 // predecessor and waits on its own node; unlock hands the lock to the
 // successor's node, or swings the tail back to empty. FIFO, one remote write
 // per handoff. Lockable form: lock() takes a node from a per-thread cache
-// (detail/queue_node.hpp), the holder's node is remembered in the lock.
+// (detail/lock_queue_node.hpp), the holder's node is remembered in the lock.
 // A waiter spins on its own node for its budget, then parks (ULT) or sleeps
 // (thread); the releaser wakes it only if it parked (ParkingFlag).
 
@@ -12,13 +12,13 @@
 
 #include "weft/sync/cpu.hpp"
 #include "weft/sync/detail/lock_errors.hpp"
-#include "weft/sync/detail/queue_node.hpp"
+#include "weft/sync/detail/lock_queue_node.hpp"
 #include "weft/sync/detail/spin_then_park.hpp"
 
 namespace weft::sync {
 
 class McsLock {
-  using Node = detail::QueueNode;
+  using Node = detail::LockQueueNode;
 
  public:
   McsLock() = default;
@@ -26,7 +26,7 @@ class McsLock {
   McsLock& operator=(const McsLock&) = delete;
 
   void lock() {
-    Node* me = detail::take_queue_node();
+    Node* me = detail::take_lock_queue_node();
     if (Node* pred = tail_.exchange(me, std::memory_order_acq_rel)) {
       pred->next.store(me, std::memory_order_release);
       me->flag.wait();
@@ -35,10 +35,10 @@ class McsLock {
   }
   bool try_lock() {
     if (tail_.load(std::memory_order_relaxed) != nullptr) return false;
-    Node* me = detail::take_queue_node();
+    Node* me = detail::take_lock_queue_node();
     Node* expected = nullptr;
     if (!tail_.compare_exchange_strong(expected, me, std::memory_order_acquire, std::memory_order_relaxed)) {
-      detail::give_queue_node(me);
+      detail::give_lock_queue_node(me);
       return false;
     }
     holder_ = me;
@@ -53,7 +53,7 @@ class McsLock {
     if (succ == nullptr) {
       Node* expected = me;
       if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_release, std::memory_order_relaxed)) {
-        detail::give_queue_node(me);
+        detail::give_lock_queue_node(me);
         return;
       }
       // A successor swapped itself in and is about to link: a few
@@ -62,7 +62,7 @@ class McsLock {
       while ((succ = me->next.load(std::memory_order_acquire)) == nullptr) weft::this_ult::yield();
     }
     succ->flag.set();
-    detail::give_queue_node(me);
+    detail::give_lock_queue_node(me);
   }
 
   // True while callers other than the holder wait (a cohort lock's

@@ -1,5 +1,5 @@
 #pragma once
-// QueueNode: the per-acquisition node of the queue locks (MCS, CLH) in their
+// LockQueueNode: the per-acquisition node of the queue locks (MCS, CLH) in their
 // Lockable form, where lock() takes no handle. A node comes from the calling
 // kernel thread's cache at lock() and goes back to a cache (maybe another
 // thread's: ULTs migrate) once no other party can reference it.
@@ -23,14 +23,14 @@
 
 namespace weft::sync::detail {
 
-struct alignas(cache_line_size) QueueNode {
+struct alignas(cache_line_size) LockQueueNode {
   ParkingFlag flag;  // MCS: "the lock is yours"; CLH: "I released the lock"
-  std::atomic<QueueNode*> next{nullptr};  // MCS: the successor
+  std::atomic<LockQueueNode*> next{nullptr};  // MCS: the successor
 };
 
 // A node with its flag clear and no successor.
-QueueNode* take_queue_node();
+LockQueueNode* take_lock_queue_node();
 // Gives back a node no party references any more.
-void give_queue_node(QueueNode* node) noexcept;
+void give_lock_queue_node(LockQueueNode* node) noexcept;
 
 }  // namespace weft::sync::detail
