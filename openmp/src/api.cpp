@@ -50,9 +50,17 @@ bool ancestor(int level, const Team*& team, int& thread_num) {
 }
 
 // Places: one per pinned worker (a team's members run on workers).
+// The place list (one CPU per place): the CPUs OMP_PLACES / OMP_PROC_BIND
+// (or WEFT_CPUS) bound the threads to, the initial thread's first; empty
+// when nothing binds them, where libgomp's omp_get_num_places() is 0 too
+// (OpenBLAS, for one, sizes its thread pool by a non-zero count). Read from
+// the configuration, never by starting the runtime: libraries call these
+// queries from their constructors, before libnuma's has run.
 std::vector<int> places() {
-  std::vector<int> cpus = runtime().worker_cpus();
-  cpus.erase(std::remove(cpus.begin(), cpus.end(), -1), cpus.end());
+  std::vector<int> cpus;
+  if (initial_thread_cpu() >= 0) cpus.push_back(initial_thread_cpu());
+  for (int cpu : runtime_config().cpus)
+    if (cpu >= 0 && std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) cpus.push_back(cpu);
   return cpus;
 }
 
@@ -193,12 +201,13 @@ void omp_get_place_proc_ids(int place, int* ids) noexcept {
   if (place >= 0 && place < static_cast<int>(p.size())) ids[0] = p[static_cast<std::size_t>(place)];
 }
 int omp_get_place_num() noexcept {
-  const int w = weft::this_ult::worker_index();
-  if (w < 0) return -1;
-  const std::vector<int> cpus = runtime().worker_cpus();
-  if (cpus[static_cast<std::size_t>(w)] < 0) return -1;
   const std::vector<int> p = places();
-  return static_cast<int>(std::find(p.begin(), p.end(), cpus[static_cast<std::size_t>(w)]) - p.begin());
+  const int w = weft::this_ult::worker_index();
+  int cpu = -1;
+  if (w >= 0) cpu = runtime().worker_cpus()[static_cast<std::size_t>(w)];
+  else if (gettid() == getpid()) cpu = initial_thread_cpu();
+  const auto at = std::find(p.begin(), p.end(), cpu);
+  return cpu >= 0 && at != p.end() ? static_cast<int>(at - p.begin()) : -1;
 }
 int omp_get_partition_num_places() noexcept { return omp_get_num_places(); }
 void omp_get_partition_place_nums(int* nums) noexcept {
