@@ -4,7 +4,7 @@
 // so the size stays near half the range):
 //
 //  * maps/<u>pct/<range>: u% updates over 2^10 and 2^20 keys, all cores as
-//    kernel threads: CLHT-LB ("weft"), the OPTIK hash table, the OPTIK list
+//    kernel threads: CLHT-LB ("weft"), CLHT-LF, the OPTIK hash table, the OPTIK list
 //    (2^10 keys only: a list of 2^19 nodes is not a map), oneTBB
 //    concurrent_hash_map and concurrent_unordered_map, a std::mutex-guarded
 //    std::unordered_map.
@@ -39,6 +39,14 @@ using Key = std::uint64_t;
 struct ClhtRow {
   sync::ClhtLb m;
   explicit ClhtRow(std::size_t n) : m(n) {}
+  bool get(Key k) { return m.get(k).has_value(); }
+  bool put(Key k) { return m.put(k, k); }
+  bool remove(Key k) { return m.remove(k).has_value(); }
+  std::size_t size() { return m.size(); }
+};
+struct ClhtLfRow {
+  sync::ClhtLf m;
+  explicit ClhtLfRow(std::size_t n) : m(n) {}
   bool get(Key k) { return m.get(k).has_value(); }
   bool put(Key k) { return m.put(k, k); }
   bool remove(Key k) { return m.remove(k).has_value(); }
@@ -178,7 +186,7 @@ std::vector<Case> map_cases(const Options& o) {
       c.add("weft", [=] { return run<ClhtRow>(threads, range, pct, ops); });  // CLHT-LB
       c.add("weft-optik-hash", [=] { return run<OptikHashRow>(threads, range, pct, ops); });
       if (log2 <= 10) c.add("weft-optik-list", [=] { return run<OptikListRow>(threads, range, pct, ops); });
-      c.missing("weft-clht-lf", "CLHT-LF (lock-free variant) not implemented yet");
+      c.add("weft-clht-lf", [=] { return run<ClhtLfRow>(threads, range, pct, ops); });
       c.add("tbb-concurrent_hash_map", [=] { return run<TbbHashRow>(threads, range, pct, ops); });
       c.add("tbb-concurrent_unordered_map", [=] { return run<TbbUnorderedRow>(threads, range, pct, ops); });
       c.add("mutex+unordered_map", [=] { return run<MutexRow>(threads, range, pct, ops); });
@@ -191,7 +199,7 @@ std::vector<Case> map_cases(const Options& o) {
 }  // namespace
 
 WEFT_BENCH_SUITE("maps",
-                 "Concurrent maps (1/10/50% updates over 2^10 and 2^20 keys): CLHT-LB, OPTIK hash table and "
+                 "Concurrent maps (1/10/50% updates over 2^10 and 2^20 keys): CLHT-LB/LF, OPTIK hash table and "
                  "list beside oneTBB concurrent_hash_map / concurrent_unordered_map and a mutex-guarded "
                  "unordered_map",
                  map_cases);

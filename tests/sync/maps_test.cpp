@@ -94,8 +94,9 @@ struct HashMap {
   auto remove(std::uint64_t k) { return m.remove(k); }
   auto& raw() { return m; }
 };
+template <class Table>
 struct Clht {
-  ws::ClhtLb m;
+  Table m;
   explicit Clht(std::size_t cap) : m(cap) {}
   auto get(std::uint64_t k) { return m.get(k); }
   bool put(std::uint64_t k, std::uint64_t v) { return m.put(k, v); }
@@ -105,7 +106,7 @@ struct Clht {
 
 template <class M>
 class WordMaps : public ::testing::Test {};
-using MapTypes = ::testing::Types<ListMap, HashMap, Clht>;
+using MapTypes = ::testing::Types<ListMap, HashMap, Clht<ws::ClhtLb>, Clht<ws::ClhtLf>>;
 TYPED_TEST_SUITE(WordMaps, MapTypes);
 
 TYPED_TEST(WordMaps, SequentialSemantics) {
@@ -131,14 +132,20 @@ TYPED_TEST(WordMaps, SequentialSemantics) {
   EXPECT_THROW(m.put(0, 1), std::invalid_argument);
 }
 
-TEST(Clht, RejectsReservedValuesAndSizes) {
-  ws::ClhtLb m(8);
+template <class T>
+class ClhtVariants : public ::testing::Test {};
+using ClhtTypes = ::testing::Types<ws::ClhtLb, ws::ClhtLf>;
+TYPED_TEST_SUITE(ClhtVariants, ClhtTypes);
+
+TYPED_TEST(ClhtVariants, RejectsReservedValuesAndGrows) {
+  TypeParam m(8);
   EXPECT_THROW(m.put(1, 0), std::invalid_argument);
-  EXPECT_THROW(ws::ClhtLb(0), std::invalid_argument);
+  EXPECT_THROW(TypeParam(0), std::invalid_argument);
   EXPECT_THROW(ws::OptikHashMap(0), std::invalid_argument);
   ws::OptikList l;
   EXPECT_THROW(l.insert(~std::uint64_t{0}, 1), std::invalid_argument);
-  // Growth: 3 slots per bucket, resize once overflow buckets exceed a quarter.
+  // Growth: the table doubles (LB: once overflow buckets exceed a quarter of
+  // the buckets; LF: when an insert finds its bucket full).
   for (std::uint64_t k = 1; k <= 1000; ++k) ASSERT_TRUE(m.put(k, k));
   EXPECT_GT(m.resizes(), 0u);
   EXPECT_GE(m.bucket_count() * 3, 1000u / 2);
@@ -165,7 +172,7 @@ TEST(ClhtMap, UserTypes) {
     ++n;
   });
   EXPECT_EQ(n, 1);
-  ws::ClhtMap<std::int64_t, double> d;
+  ws::ClhtMap<std::int64_t, double, ws::ClhtLf> d;
   EXPECT_TRUE(d.put(-1, 2.5));
   EXPECT_EQ(d.get(-1), 2.5);
   EXPECT_THROW(d.put(0, 1.0), std::invalid_argument);   // 8-byte zero key
@@ -274,8 +281,8 @@ TYPED_TEST(WordMaps, EachKeyRemovedExactlyOnce) {
 // CLHT grows from 1 bucket while ULTs on 2 workers and a thread insert their
 // own keys, remove every other one and read everything back; readers run
 // throughout. Nothing is lost across the table switches.
-TEST(Clht, ResizeUnderLoad) {
-  ws::ClhtLb m(1);
+TYPED_TEST(ClhtVariants, ResizeUnderLoad) {
+  TypeParam m(1);
   const std::uint64_t per = std::uint64_t(scaled(4000, 400));
   constexpr int kWriters = 5;  // 4 ULTs + 1 thread
   std::atomic<bool> stop{false};

@@ -16,10 +16,22 @@
 // are exactly the map's at that moment). The old table is reclaimed through
 // epochs (detail/epoch.hpp; the thesis uses ssmem).
 //
+// ClhtLf is the lock-free variant (CLHT-LF, thesis §6.2): no locks; a
+// bucket's concurrency word is a snapshot_t, a 32-bit version plus one state
+// byte per slot (invalid, being inserted, valid), changed only by CAS of the
+// whole word. An insert reserves a free slot (invalid -> inserting), writes
+// key and value, then publishes it (inserting -> valid, version + 1) unless
+// a concurrent insert of the same key was published first (then it frees
+// its slot and fails): no duplicates without locks. A remove CASes its
+// slot's state to invalid. A bucket has no overflow chain: a full bucket
+// doubles the table. Resizing freezes each bucket's word (a flag bit; CASes
+// on it fail) and copies the valid pairs; updates that meet a frozen bucket
+// wait for the new table, so updates are lock-free except during a resize
+// (gets never wait).
+//
 // Keys and values are words, as in the thesis: key 0 and value 0 are
-// reserved (std::invalid_argument). put() inserts only if absent. The
-// lock-free variant (CLHT-LF) is not implemented. For other word-sized types
-// see weft/sync/clht_map.hpp.
+// reserved (std::invalid_argument). put() inserts only if absent. For other
+// word-sized types see weft/sync/clht_map.hpp.
 
 #include <atomic>
 #include <cstddef>
@@ -33,6 +45,7 @@ namespace weft::sync {
 
 namespace detail {
 struct ClhtTable;
+struct ClhtLfTable;
 }
 
 class ClhtLb {
@@ -63,6 +76,32 @@ class ClhtLb {
   void resize(detail::ClhtTable* full);
 
   std::atomic<detail::ClhtTable*> table_;
+  std::atomic<bool> resizing_{false};
+  std::atomic<std::size_t> resizes_{0};
+};
+
+class ClhtLf {
+ public:
+  using Key = std::uint64_t;
+  using Value = std::uint64_t;
+
+  explicit ClhtLf(std::size_t capacity = 1024);
+  ~ClhtLf();
+  ClhtLf(const ClhtLf&) = delete;
+  ClhtLf& operator=(const ClhtLf&) = delete;
+
+  std::optional<Value> get(Key k) const;
+  bool put(Key k, Value v);
+  std::optional<Value> remove(Key k);
+  void for_each(const std::function<void(Key, Value)>& f) const;
+  std::size_t size() const;
+  std::size_t bucket_count() const;
+  std::size_t resizes() const noexcept { return resizes_.load(std::memory_order_relaxed); }
+
+ private:
+  void resize(detail::ClhtLfTable* full);
+
+  std::atomic<detail::ClhtLfTable*> table_;
   std::atomic<bool> resizing_{false};
   std::atomic<std::size_t> resizes_{0};
 };

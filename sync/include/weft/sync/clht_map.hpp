@@ -1,6 +1,6 @@
 #pragma once
-// ClhtMap<K, V>: CLHT (weft/sync/clht.hpp) for the user's own key and value
-// types of at most a word: enums, pointers, small structs, ints of any sign.
+// ClhtMap<K, V, Table>: CLHT (weft/sync/clht.hpp; Table = ClhtLb, the
+// default, or ClhtLf) for the user's own key and value types of at most a word: enums, pointers, small structs, ints of any sign.
 // Each is stored as its bytes in a 64-bit word. Types of at most 7 bytes are
 // shifted and tagged (never the reserved 0); 8-byte types are stored as they
 // are, so the one 8-byte key and value whose bytes are all zero (0, nullptr,
@@ -21,7 +21,7 @@
 
 namespace weft::sync {
 
-template <class K, class V>
+template <class K, class V, class Table = ClhtLb>
 class ClhtMap {
   static_assert(std::is_trivially_copyable_v<K> && sizeof(K) <= 8, "ClhtMap: K must be trivially copyable, <= 8 bytes");
   static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 8, "ClhtMap: V must be trivially copyable, <= 8 bytes");
@@ -45,7 +45,7 @@ class ClhtMap {
     table_.for_each([&](std::uint64_t k, std::uint64_t v) { f(decode<K>(k), decode<V>(v)); });
   }
   std::size_t size() const { return table_.size(); }
-  const ClhtLb& table() const noexcept { return table_; }
+  const Table& table() const noexcept { return table_; }
 
  private:
   template <class T>
@@ -69,7 +69,7 @@ class ClhtMap {
     return x;
   }
 
-  ClhtLb table_;
+  Table table_;
 };
 
 }  // namespace weft::sync
