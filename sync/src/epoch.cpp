@@ -143,13 +143,21 @@ struct ThreadState {
 
 // The thread's state lives as long as the thread; afterwards (other
 // thread_local destructors that retire) t_finished routes retirements to the
-// orphan list.
-thread_local bool t_finished = false;
+// orphan list. t_state caches it in an initial-exec TLS word (the library is
+// built with -fPIC: a plain thread_local would cost a __tls_get_addr call and
+// an initialisation check on every guard).
+__attribute__((tls_model("initial-exec"))) thread_local bool t_finished = false;
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState* t_state = nullptr;
 
-ThreadState* state() noexcept {
+ThreadState* make_state() noexcept {
   if (t_finished) return nullptr;
   thread_local ThreadState s;
+  t_state = &s;
   return &s;
+}
+inline ThreadState* state() noexcept {
+  ThreadState* s = t_state;
+  return s ? s : make_state();
 }
 
 void orphan(Retired* chain, std::uint64_t epoch) {
@@ -169,6 +177,7 @@ ThreadState::~ThreadState() {
     record->announcement.store(0, std::memory_order_release);
     record->in_use.store(false, std::memory_order_release);
   }
+  t_state = nullptr;
   t_finished = true;
 }
 

@@ -70,7 +70,8 @@ class NodePool {
     Cache cache;
     ~Owner() {
       spill(cache, cache.count);
-      finished() = true;
+      t_cache = nullptr;
+      t_finished = true;
     }
   };
   struct Depot {
@@ -79,14 +80,20 @@ class NodePool {
     std::size_t count = 0;
   };
 
-  static bool& finished() {
-    thread_local bool f = false;
-    return f;
-  }
+  // The thread's cache, through an initial-exec TLS word (no
+  // __tls_get_addr or initialisation check per node under -fPIC); null once
+  // the thread's destructors ran.
+  __attribute__((tls_model("initial-exec"))) static inline thread_local Cache* t_cache = nullptr;
+  __attribute__((tls_model("initial-exec"))) static inline thread_local bool t_finished = false;
   static Cache* local() {
-    if (finished()) return nullptr;
+    Cache* c = t_cache;
+    return c ? c : make_local();
+  }
+  static Cache* make_local() {
+    if (t_finished) return nullptr;
     thread_local Owner owner;
-    return &owner.cache;
+    t_cache = &owner.cache;
+    return t_cache;
   }
   // Never destroyed (threads may exit during static destruction); the nodes
   // it holds stay reachable.
