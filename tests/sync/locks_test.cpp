@@ -237,9 +237,9 @@ TEST(MutexeeLock, AdaptsItsModeToTheShareOfSleepingHandovers) {
   {
     weft::Runtime rt(runtime_config(1));
     run_ults(rt, 4, [&](int) {
-      for (int i = 0; i < 1200; ++i) {
+      for (int i = 0; i < 700; ++i) {
         lock.lock();
-        weft::this_ult::yield();  // the others find it held and park
+        for (int y = 0; y < 4; ++y) weft::this_ult::yield();  // the others find it held and park
         lock.unlock();
         weft::this_ult::yield();  // the woken one takes it
       }

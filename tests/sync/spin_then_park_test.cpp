@@ -42,6 +42,7 @@ TEST(WaitBudget, DeriveFollowsTheFormulas) {
   const WaitBudget b = WaitBudget::derive(10, 100, 50, 7000);
   EXPECT_EQ(b.thread_spins, 700u);          // spin as long as a sleep/wake costs
   EXPECT_EQ(b.ult_spins, 20u);              // two line transfers
+  EXPECT_EQ(b.ult_yields, 70u);             // a futex turnaround in 100-ns yield rounds
   EXPECT_EQ(b.backoff_spins, 5u);           // one quantum
   EXPECT_EQ(b.mutexee_lock_spins, 800u);    // 8000/7000 of the turnaround
   EXPECT_EQ(b.mutexee_unlock_spins, 13u);   // 384/308 of the coherence latency, rounded up

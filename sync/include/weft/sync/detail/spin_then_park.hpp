@@ -9,7 +9,8 @@
 //
 // Stable API (other sync components build on it):
 //
-//   spin_until(ready, spins)  spin (a ULT yields once first) until ready()
+//   spin_until(ready, spins)  spin (a ULT yields once first, and then up to
+//                             ult_yields times) until ready()
 //   spin_briefly(ready)       spin_until with the caller's budget
 //   ParkingFlag               one waiter, one setter: wait() / wait_until()
 //                             on one side, set() on the other, reset() to
@@ -32,17 +33,26 @@ namespace weft::sync::detail {
 
 // Spins until ready() or `spins` further checks failed; true if ready. Inside
 // a ULT it yields once first, so the other ULTs of its worker (one of them may
-// be the one it waits for) run before it burns its core.
+// be the one it waits for) run before it burns its core, and after the spins
+// it yields up to WaitBudget::ult_yields more times before giving up (a
+// parked ULT on a worker that then sleeps costs a worker wake-up to resume).
 template <class Ready>
 bool spin_until(Ready&& ready, std::uint32_t spins) {
   if (ready()) return true;
-  if (weft::this_ult::worker_index() >= 0) {
+  const bool in_ult = weft::this_ult::worker_index() >= 0;
+  if (in_ult) {
     weft::this_ult::yield();
     if (ready()) return true;
   }
   for (std::uint32_t i = 0; i < spins; ++i) {
     cpu_relax();
     if (ready()) return true;
+  }
+  if (in_ult) {
+    for (std::uint32_t i = wait_budget().ult_yields; i > 0; --i) {
+      weft::this_ult::yield();
+      if (ready()) return true;
+    }
   }
   return false;
 }

@@ -21,8 +21,8 @@
 //
 // The budgets come from measured latencies (WaitBudget: mutexee_* scale the
 // thesis's cycles by this machine's futex turnaround and coherence latency).
-// A waiting ULT spins only its ULT budget before it parks (a park/unpark is
-// far cheaper than a futex turnaround, and the worker runs other ULTs).
+// A waiting ULT spins only its ULT budget and then yields (its worker runs
+// other ULTs) before it parks (WaitBudget::ult_spins, ult_yields).
 // Lockable.
 
 #include <atomic>
@@ -77,25 +77,29 @@ class MutexeeLock {
     bool slept = false;
     auto blocked = [this] { return held_.load(std::memory_order_seq_cst) != 0; };
     for (;;) {
-      if (in_ult) weft::this_ult::yield();  // the holder may be a ULT of this worker
+      if (in_ult) {
+        weft::this_ult::yield();  // the holder may be a ULT of this worker
+        if (try_lock()) return note_sleep(slept);
+      }
       const std::uint32_t spins =
           in_ult ? b.ult_spins : (mode() == Mode::spin ? b.mutexee_lock_spins : b.mutexee_lock_spins_min);
       for (std::uint32_t i = 0; i < spins; ++i) {
-        if (try_lock()) return note_sleep(slept);
         cpu_relax();
+        if (try_lock()) return note_sleep(slept);
       }
-      if (try_lock()) return note_sleep(slept);
+      for (std::uint32_t i = in_ult ? b.ult_yields : 0; i > 0; --i) {
+        weft::this_ult::yield();
+        if (try_lock()) return note_sleep(slept);
+      }
       if (fairness_timeout_.count() <= 0) {
         lot_.park_while(blocked);
-        slept = true;
-        continue;
-      }
-      if (!lot_.park_while_until(blocked, std::chrono::steady_clock::now() + fairness_timeout_)) {
+      } else if (!lot_.park_while_until(blocked, std::chrono::steady_clock::now() + fairness_timeout_)) {
         // Slept past the fairness limit: spin (yielding) until we get it.
         while (!try_lock()) in_ult ? weft::this_ult::yield() : cpu_relax();
         return note_sleep(true);
       }
       slept = true;
+      if (try_lock()) return note_sleep(true);  // woken: try before anything else
     }
   }
   // Holder only.

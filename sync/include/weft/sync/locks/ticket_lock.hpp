@@ -60,10 +60,16 @@ class TicketLock {
     const std::uint32_t budget = b.spins_for_caller();
     const bool in_ult = weft::this_ult::worker_index() >= 0;
     std::uint32_t spent = 0;
+    std::uint32_t yields = in_ult ? b.ult_yields : 0;
     for (;;) {
       const std::uint32_t ahead = ticket - serving_.load(std::memory_order_acquire);
       if (ahead == 0) return;
       if (spent >= budget) {
+        if (yields > 0) {  // a ULT: let the worker's other ULTs run first
+          --yields;
+          weft::this_ult::yield();
+          continue;
+        }
         lot_.park_while([&] { return serving_.load(std::memory_order_seq_cst) != ticket; }, ticket);
         continue;
       }

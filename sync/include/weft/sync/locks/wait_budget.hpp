@@ -25,6 +25,13 @@
 //                     running holder takes; anything longer is cheaper parked,
 //                     since a park/unpark pair is a context switch and a queue
 //                     push, and the worker runs other ULTs meanwhile
+//   ult_yields        after its spins, a ULT yields (its worker runs its
+//                     other ULTs) this many times before it parks: a parked
+//                     ULT whose worker then falls asleep costs a worker
+//                     wake-up, a futex turnaround, to resume, so the ULT
+//                     yields for about that long (thread_wake_ns over
+//                     kYieldRoundNs, a yield round that finds nothing else to
+//                     run, ~100 ns on the development VM)
 //   backoff_spins     one educated backoff quantum
 //   mutexee_*         MUTEXEE's parameters (thesis §5.5.1, Table 5.1): in
 //                     spin mode the lock spins a little longer than a futex
@@ -53,9 +60,12 @@ struct WaitBudget {
   double backoff_quantum_ns = 0;
   double thread_wake_ns = 0;
 
-  // Derived (cpu_relax iterations, each at least 1).
+  static constexpr double kYieldRoundNs = 100;
+
+  // Derived (cpu_relax iterations or yields, each at least 1).
   std::uint32_t thread_spins = 1;
   std::uint32_t ult_spins = 1;
+  std::uint32_t ult_yields = 1;
   std::uint32_t backoff_spins = 1;
   std::uint32_t mutexee_lock_spins = 1;         // spin mode, lock side
   std::uint32_t mutexee_unlock_spins = 1;       // spin mode, unlock side
