@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "machine_topology.hpp"
+#include "trace_session.hpp"
 #include "weft/runtime/config.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "weft/sched/omp_places.hpp"
@@ -49,6 +50,12 @@ std::size_t parse_bytes(const char* var, const std::string& value) {
   return bytes;
 }
 
+bool parse_flag(const char* var, const std::string& value) {
+  if (value == "1" || value == "true" || value == "yes") return true;
+  if (value == "0" || value == "false" || value == "no") return false;
+  bad(var, value, "0 or 1");
+}
+
 }  // namespace
 
 Config Config::from_env(Config base) {
@@ -57,12 +64,7 @@ Config Config::from_env(Config base) {
         parse_integer("WEFT_WORKERS", v, 0, 4096, "a worker count from 0 (= one per CPU) to 4096"));
   if (const char* v = std::getenv("WEFT_STACK_SIZE")) base.stack_size = parse_bytes("WEFT_STACK_SIZE", v);
   const char* weft_pin = std::getenv("WEFT_PIN");
-  if (const char* v = weft_pin) {
-    std::string s = v;
-    if (s == "1" || s == "true" || s == "yes") base.pin_workers = true;
-    else if (s == "0" || s == "false" || s == "no") base.pin_workers = false;
-    else bad("WEFT_PIN", s, "0 or 1");
-  }
+  if (const char* v = weft_pin) base.pin_workers = parse_flag("WEFT_PIN", v);
   if (const char* v = std::getenv("WEFT_CPUS")) {
     base.cpus.clear();
     std::stringstream list(v);
@@ -111,6 +113,12 @@ Config Config::from_env(Config base) {
   if (const char* v = std::getenv("WEFT_MAX_ULTS"))
     base.max_ults = parse_integer("WEFT_MAX_ULTS", v, 0, std::numeric_limits<long long>::max(),
                                   "a count of ULTs (0 = derived from this machine's memory)");
+  if (const char* v = std::getenv("WEFT_STATS")) base.print_stats = parse_flag("WEFT_STATS", v);
+  if (const char* v = std::getenv("WEFT_TRACE")) {
+    if (*v == '\0') bad("WEFT_TRACE", v, "the path of the trace file to write");
+    base.trace_file = v;
+  }
+  if (std::size_t events = detail::trace_buffer_from_env()) base.trace_buffer_events = events;
   if (const char* v = std::getenv("WEFT_IDLE_SPIN_US"))
     base.idle_spin_us = static_cast<int>(
         parse_integer("WEFT_IDLE_SPIN_US", v, 0, 10'000'000, "microseconds from 0 to 10000000"));

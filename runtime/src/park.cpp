@@ -24,6 +24,17 @@
 namespace weft {
 namespace detail {
 
+// Statistics: the unparking worker counts it; a plain thread, the ULT's runtime.
+// `resumed`: t was parked and is made ready now (the unpark a trace shows).
+static void count_unpark(const Task* t, bool resumed) {
+  if (Worker* w = tls_worker) {
+    ++w->unparks;
+    if (resumed && w->tracing()) [[unlikely]] w->trace_unpark(t);
+  } else {
+    t->runtime->external_unparks.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 bool park_thread(std::chrono::steady_clock::time_point deadline) {
   using clock = std::chrono::steady_clock;
   Task* self = as_task(current_task());
@@ -99,11 +110,15 @@ void unpark(UltRef ref) {
   for (;;) {
     if (v == kToken) return;  // a token is already pending
     if (v == kNoToken) {
-      if (t->wake.compare_exchange_weak(v, kToken, std::memory_order_acq_rel)) return;
+      if (t->wake.compare_exchange_weak(v, kToken, std::memory_order_acq_rel)) {
+        count_unpark(t, false);
+        return;
+      }
       continue;
     }
     if (t->wake.compare_exchange_weak(v, kNoToken, std::memory_order_acq_rel)) break;  // parked: ours to resume
   }
+  count_unpark(t, true);
   Worker* home = t->home;
   if (tls_worker == home)
     home->make_ready(t);

@@ -19,6 +19,7 @@
 #include "stack_overflow.hpp"
 #include "machine_topology.hpp"
 #include "steal_order.hpp"
+#include "trace_session.hpp"
 #include "weft/runtime/this_ult.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "weft/sched/numa_memory.hpp"
@@ -78,12 +79,21 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
   // Runtime, a placement policy, a topology file), the workers start with a
   // round-robin order and a helper thread installs the topology's order.
   const bool load_later = steal_order_uses_topology(cpus) && !machine_topology_loaded(config_.topology_file);
-  set_steal_orders(load_later ? round_robin_orders(config_.workers) : steal_orders(config_, cpus));
+  set_steal_orders(load_later ? round_robin_orders_with_distances(config_.workers)
+                              : steal_orders_with_distances(config_, cpus));
   retain_overflow_handler();
   for (auto& w : workers_) w->start();
   if (load_later) start_topology_loader(std::move(cpus));
-  std::lock_guard lock(registry_mutex());
-  live_runtimes().push_back(this);
+  try {
+    trace_runtime_started(*this, [](RuntimeImpl& rt) {
+      std::lock_guard lock(registry_mutex());
+      live_runtimes().push_back(&rt);
+    });
+  } catch (...) {
+    shutdown();  // a bad trace setting: the workers stop again
+    release_overflow_handler();
+    throw;
+  }
 }
 
 void RuntimeImpl::start_topology_loader(std::vector<int> cpus) {
@@ -97,7 +107,7 @@ void RuntimeImpl::start_topology_loader(std::vector<int> cpus) {
     sched_param idle{};
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
     try {
-      auto orders = steal_orders(config, cpus);
+      auto orders = steal_orders_with_distances(config, cpus);
       std::lock_guard lock(load->mutex);
       if (load->runtime) load->runtime->set_steal_orders(orders);
     } catch (const std::exception& e) {
@@ -108,10 +118,11 @@ void RuntimeImpl::start_topology_loader(std::vector<int> cpus) {
   }).detach();
 }
 
-void RuntimeImpl::set_steal_orders(const std::vector<std::vector<int>>& orders) {
+void RuntimeImpl::set_steal_orders(const StealOrders& orders) {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
-    std::vector<Worker*> victims;
-    for (int j : orders[i]) victims.push_back(workers_[static_cast<std::size_t>(j)].get());
+    Worker::VictimList victims;
+    for (int j : orders.victims[i]) victims.workers.push_back(workers_[static_cast<std::size_t>(j)].get());
+    victims.distance_class = orders.distance_class[i];
     workers_[i]->set_victims(std::move(victims));
   }
 }
@@ -177,6 +188,8 @@ void RuntimeImpl::shutdown() {
   stopping.store(true, std::memory_order_seq_cst);
   for (auto& w : workers_) w->wake_up();
   for (auto& w : workers_) w->join_thread();
+  trace_runtime_stopped(*this);
+  if (config_.print_stats) std::fprintf(stderr, "weft: statistics at shutdown\n%s", stats().to_string().c_str());
 }
 
 void RuntimeImpl::wake_idle_worker(const Worker* near) {
@@ -196,6 +209,8 @@ bool RuntimeImpl::any_stealable_work() const {
 Stats RuntimeImpl::stats() const {
   Stats s;
   for (auto& w : workers_) s.workers.push_back(w->stats());
+  s.external_spawns = external_spawns.load(std::memory_order_relaxed);
+  s.external_unparks = external_unparks.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -217,6 +232,25 @@ void check_worker_index(RuntimeImpl* rt, int pinned_worker) {
                             std::to_string(rt->num_workers() - 1) + ")");
 }
 
+namespace {
+// A new ULT spawned on worker w (its own): on w's deque, or where it is pinned.
+__attribute__((always_inline)) inline void submit_local(Worker* w, Task* t, RuntimeImpl* rt, int pinned) {
+  if (pinned < 0) {
+    w->push_new(t);
+  } else if (pinned == w->index()) {
+    t->home = w;
+    w->make_ready(t);
+  } else {
+    t->home = &rt->worker(pinned);
+    t->home->enqueue_remote(t);
+  }
+}
+[[gnu::noinline]] void submit_local_traced(Worker* w, Task* t, RuntimeImpl* rt, int pinned) {
+  w->trace_spawn(t);
+  submit_local(w, t, rt, pinned);
+}
+}  // namespace
+
 void submit_new(TaskBase* base, RuntimeImpl* rt, int pinned) {
   Task* t = as_task(base);
   t->pinned = static_cast<std::int16_t>(pinned);
@@ -228,15 +262,9 @@ void submit_new(TaskBase* base, RuntimeImpl* rt, int pinned) {
   if (w && w->runtime() == rt) {
     t->id = w->next_id();
     ++w->spawned;
-    if (pinned < 0) {
-      w->push_new(t);
-    } else if (pinned == w->index()) {
-      t->home = w;
-      w->make_ready(t);
-    } else {
-      t->home = &rt->worker(pinned);
-      t->home->enqueue_remote(t);
-    }
+    // A tail call when tracing: the untraced path keeps no frame for it.
+    if (w->tracing()) [[unlikely]] return submit_local_traced(w, t, rt, pinned);
+    submit_local(w, t, rt, pinned);
     return;
   }
   static std::atomic<std::uint64_t> external_ids{0};

@@ -11,6 +11,7 @@
 
 #include "weft/runtime/config.hpp"
 #include "weft/runtime/stats.hpp"
+#include "steal_order.hpp"
 #include "worker.hpp"
 
 namespace weft {
@@ -41,6 +42,7 @@ class RuntimeImpl {
   std::atomic<int> sleepers{0};
   std::atomic<bool> stopping{false};
   std::atomic<std::uint64_t> external_spawns{0};
+  std::atomic<std::uint64_t> external_unparks{0};  // statistics: unparks of ULTs from plain threads
   std::atomic<std::int64_t> pending_timers{0};
   std::atomic<std::uint32_t> round_robin{0};
   std::atomic<std::uint32_t> quiesce_word{0};
@@ -48,7 +50,7 @@ class RuntimeImpl {
   Runtime* const owner;  // the public object
 
  private:
-  void set_steal_orders(const std::vector<std::vector<int>>& orders);
+  void set_steal_orders(const StealOrders& orders);
   void start_topology_loader(std::vector<int> cpus);
 
   Config config_;

@@ -20,6 +20,7 @@
 #include "runtime_impl.hpp"
 #include "sanitizer.hpp"
 #include "stack_overflow.hpp"
+#include "trace_buffer.hpp"
 #include "weft/runtime/this_ult.hpp"
 #include "weft/runtime/ult.hpp"
 #include "weft/sched/cpuset.hpp"
@@ -44,7 +45,7 @@ WEFT_ALWAYS_INLINE void Worker::resume(void* from_ctx, Task* from) {
   // A canary-guarded stack (no guard page) is checked whenever its ULT
   // switches away: the saved stack pointer must lie inside it, the canary intact.
   if (from->stack_guard == StackGuard::canary) [[unlikely]] check_canary(from, from_ctx);
-  if (post_action_ != PostSwitch::none) run_post_switch(from);
+  if (post_word_ != 0) run_post_switch(from);
 }
 
 void Worker::check_canary(const Task* t, const void* saved_sp) const {
@@ -87,6 +88,10 @@ std::size_t round_to_pages(std::size_t bytes) {
   const std::size_t page = 4096;
   return (bytes + page - 1) / page * page;
 }
+std::uint64_t steady_ns(std::chrono::steady_clock::time_point t) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+std::uint64_t steady_ns() { return steady_ns(std::chrono::steady_clock::now()); }
 }  // namespace
 
 Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
@@ -112,6 +117,7 @@ int Worker::pinned_cpu() const { return rt_->config().pin_workers ? os_cpu_ : -1
 void Worker::run_on_this_thread() {
   tls_worker = this;
   tls_worker_index = index_;
+  started_at_ns_.add(steady_ns());
   sanitizer::adopt_thread(&scheduler_);
   while (true) {
     Task* next = find_work();
@@ -122,6 +128,7 @@ void Worker::run_on_this_thread() {
     }
     if (rt_->stopping.load(std::memory_order_acquire)) break;
   }
+  stopped_at_ns_.add(steady_ns());
   tls_worker = nullptr;
   tls_worker_index = -1;
   exit_.mark_exited();  // the runtime may destroy this worker from here on
@@ -150,11 +157,12 @@ void Worker::start_context(Task* t) {
   t->ctx = bctx::make_fcontext(s.lo + size, size, &task_trampoline);
   sanitizer::context_created(t);
   t->home = this;
+  ++starts_;
 }
 
 WEFT_ALWAYS_INLINE void Worker::switch_to(Task* next, PostSwitch action) {
   Task* prev = current_;
-  post_action_ = action;
+  post_word_ = static_cast<std::uint8_t>(action) | trace_flag_.load(std::memory_order_relaxed);
   post_task_ = prev;
   if (!next->ctx) start_context(next);
   current_ = next;
@@ -165,8 +173,10 @@ WEFT_ALWAYS_INLINE void Worker::switch_to(Task* next, PostSwitch action) {
 }
 
 void Worker::run_post_switch(Task* from) {
-  PostSwitch action = post_action_;
-  post_action_ = PostSwitch::none;
+  const std::uint8_t word = post_word_;
+  post_word_ = 0;
+  const auto action = static_cast<PostSwitch>(word & ~kTraceSwitch);
+  if (word & kTraceSwitch) [[unlikely]] trace_run(from, current_, static_cast<std::uint8_t>(action));
   switch (action) {
     case PostSwitch::none:
       break;
@@ -315,21 +325,29 @@ Task* Worker::pick_next() {
   }
 }
 
-void Worker::set_victims(std::vector<Worker*> victims) {
+void Worker::set_victims(VictimList victims) {
   if (victim_lists_set_ == 2) std::abort();  // by construction: at most twice
-  std::vector<Worker*>& list = victim_lists_[victim_lists_set_++];
+  VictimList& list = victim_lists_[victim_lists_set_++];
   list = std::move(victims);
   victims_.store(&list, std::memory_order_release);
 }
 
 Task* Worker::steal() {
-  for (Worker* victim : victims()) {
+  const VictimList& list = *victims_.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < list.workers.size(); ++i) {
+    Worker* victim = list.workers[i];
+    const int distance = list.distance_class[i];
+    ++steal_attempts_[distance];
     for (int attempt = 0; attempt < 8; ++attempt) {
       Task* t = nullptr;
       auto r = victim->deque_.steal(t);
       if (r == WorkDeque::StealResult::empty) break;
-      if (r == WorkDeque::StealResult::ok && claim_for_run(t)) {
-        ++steals_;
+      const bool taken = r == WorkDeque::StealResult::ok && claim_for_run(t);
+      if (tracing()) [[unlikely]]
+        trace_record(TraceKind::steal, taken ? t->id : 0, 0, static_cast<std::uint32_t>(victim->index_),
+                     static_cast<std::uint8_t>(distance | (taken ? 0x80 : 0)));
+      if (taken) {
+        ++steals_[distance];
         return t;
       }
     }
@@ -347,7 +365,13 @@ Task* Worker::find_work() {
 Task* Worker::idle() {
   using clock = std::chrono::steady_clock;
   rt_->searching.fetch_add(1, std::memory_order_seq_cst);
-  const auto spin_until = clock::now() + std::chrono::microseconds(rt_->config().idle_spin_us);
+  const auto spin_start = clock::now();
+  const auto spin_until = spin_start + std::chrono::microseconds(rt_->config().idle_spin_us);
+  auto spun = [&] {
+    spinning_ns_.add(steady_ns() - steady_ns(spin_start));
+    if (tracing()) [[unlikely]] trace_record(TraceKind::spin_end, 0, 0, 0, 0);
+  };
+  if (tracing()) [[unlikely]] trace_record(TraceKind::spin_begin, 0, 0, 0, 0);
   // Look for work every ~0.1 us (8 pauses): a helper spawned for a parallel
   // loop should start within that, not within a 64-pause round (~0.6 us).
   // Every 16 rounds the CPU is offered to any other thread that is ready to
@@ -361,10 +385,12 @@ Task* Worker::idle() {
       if (rt_->searching.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
           rt_->sleepers.load(std::memory_order_relaxed) > 0 && rt_->any_stealable_work())
         rt_->wake_idle_worker(this);
+      spun();
       return t;
     }
     if (rt_->stopping.load(std::memory_order_acquire)) {
       rt_->searching.fetch_sub(1, std::memory_order_seq_cst);
+      spun();
       return nullptr;
     }
     if ((round & 15) == 15) {
@@ -374,6 +400,7 @@ Task* Worker::idle() {
     for (int i = 0; i < 8; ++i) cpu_relax();
   }
   rt_->searching.fetch_sub(1, std::memory_order_seq_cst);
+  spun();
 
   // Idle: give back the memory of stacks that have gone unused for a while.
   const bool more_to_trim = StackCache::trim_idle_depots();
@@ -393,6 +420,8 @@ Task* Worker::idle() {
     if (nap) timeout = first_nap;
     if (timeout.count() != 0) {
       ++sleeps_;
+      const std::uint64_t slept_at = steady_ns();
+      if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_begin, 0, 0, 0, 0);
       futex_wait(&futex_word_, seq, timeout);
       if (nap && futex_word_.load(std::memory_order_seq_cst) == seq && !rt_->any_stealable_work() &&
           !inbox_.load(std::memory_order_seq_cst) && !rt_->stopping.load(std::memory_order_seq_cst)) {
@@ -400,6 +429,8 @@ Task* Worker::idle() {
         if (more_to_trim && (rest.count() < 0 || rest > std::chrono::seconds(1))) rest = std::chrono::seconds(1);
         futex_wait(&futex_word_, seq, rest);
       }
+      sleeping_ns_.add(steady_ns() - slept_at);
+      if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_end, 0, 0, 0, 0);
       ++wakeups_;
     }
   }
@@ -513,6 +544,15 @@ WEFT_ALWAYS_INLINE void Worker::run_inline(Task* child, Task* self, bool entry_r
   }
 }
 
+// run_inline with the child's run as a slice of its own in the trace. (The
+// untraced run_inline tests no flag: a trace that starts while a child runs
+// inline misses that child's run.)
+void Worker::run_inline_traced(Task* child, Task* self, bool entry_ref) {
+  trace_run(self, child, kTraceInlineJoin);
+  run_inline(child, self, entry_ref);
+  if (tracing()) trace_run(child, self, static_cast<std::uint8_t>(PostSwitch::finish));
+}
+
 // Join fast path when the joiner's stack has no room: `child` runs at once
 // on its own stack; its finish switches straight back here.
 WEFT_ALWAYS_INLINE void Worker::run_claimed_child(Task* child, Task* self, bool entry_ref) {
@@ -552,9 +592,12 @@ WEFT_ALWAYS_INLINE bool Worker::try_run_unstarted(Task* child) {
     if (!child->claim.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return false;
     entry_ref = false;  // its deque entry stays behind, stale
   }
-  if (stack_has_room_for_inline(self))
-    run_inline(child, self, entry_ref);
-  else
+  if (stack_has_room_for_inline(self)) {
+    if (tracing()) [[unlikely]]
+      run_inline_traced(child, self, entry_ref);
+    else
+      run_inline(child, self, entry_ref);
+  } else
     run_claimed_child(child, self, entry_ref);
   return true;
 }
@@ -584,11 +627,25 @@ WorkerStats Worker::stats() const {
   s.spawns = spawned.get();
   s.switches = switches_.get();
   s.yields = yields_.get();
-  s.steals = steals_.get();
   s.parks = parks_.get();
+  s.unparks = unparks.get();
   s.sleeps = sleeps_.get();
   s.wakeups = wakeups_.get();
   s.inline_runs = inline_runs_.get();
+  s.ults_run = starts_.get() + s.inline_runs;
+  for (int d = 0; d < kStealDistanceClasses; ++d) {
+    s.steal_attempts_by_distance[d] = steal_attempts_[d].get();
+    s.steals_by_distance[d] = steals_[d].get();
+    s.steals += s.steals_by_distance[d];
+  }
+  // Idle time is added when a spin or sleep ends; one in progress counts as busy until then.
+  const std::uint64_t start = started_at_ns_.get();
+  const std::uint64_t stop = stopped_at_ns_.get();
+  const std::uint64_t end = stop ? stop : steady_ns();
+  s.spinning_ns = spinning_ns_.get();
+  s.sleeping_ns = sleeping_ns_.get();
+  const std::uint64_t lifetime = start && end > start ? end - start : 0;
+  s.busy_ns = lifetime > s.spinning_ns + s.sleeping_ns ? lifetime - s.spinning_ns - s.sleeping_ns : 0;
   return s;
 }
 

@@ -36,12 +36,23 @@ class RuntimeImpl;
 // Relaxed counter written by its owner only, readable by anyone.
 struct Counter {
   std::atomic<std::uint64_t> value{0};
-  void operator++() { value.store(value.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  void operator++() { add(1); }
+  void add(std::uint64_t n) { value.store(value.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
   std::uint64_t get() const { return value.load(std::memory_order_relaxed); }
 };
 
 // What the resumed side does with the task that just switched away.
 enum class PostSwitch : std::uint8_t { none, park, finish };
+// Or'ed into the post-switch word while a trace records the worker: the
+// resumed side then records the switch (trace.cpp). One byte, so that the
+// resumed side's existing "anything to do?" test covers tracing too.
+inline constexpr std::uint8_t kTraceSwitch = 4;
+// Why a traced run ended, besides the PostSwitch actions: its ULT ran a
+// child inline (the joiner's fast path).
+inline constexpr std::uint8_t kTraceInlineJoin = 3;
+
+class TraceBuffer;
+enum class TraceKind : std::uint8_t;
 
 void task_entry(void*);
 void on_resume(void*, void*);
@@ -111,13 +122,29 @@ class Worker final {
   RuntimeImpl* runtime() const { return rt_; }
   std::uint64_t next_id() { return (static_cast<std::uint64_t>(index_ + 1) << 48) | ++ids_; }
 
-  // The other workers in the order steal() tries them, nearest first. Set
-  // at most twice: a first order before the workers start, then possibly the
-  // topology's order once the machine model has loaded (RuntimeImpl loads it
-  // off the start-up path). Both lists live as long as the worker.
-  void set_victims(std::vector<Worker*> victims);
-  const std::vector<Worker*>& victims() const { return *victims_.load(std::memory_order_acquire); }
+  // --- tracing (trace.cpp): the hooks test tracing() first, [[unlikely]] ---
+  bool tracing() const { return trace_flag_.load(std::memory_order_relaxed) != 0; }
+  void trace_spawn(const Task* t);                  // owner thread
+  void trace_unpark(const Task* t);                 // owner thread
+  void trace_run(const Task* from, const Task* to, std::uint8_t why);  // owner thread; why: a PostSwitch or kTraceInlineJoin
+  // Any thread, under the trace session's lock: gives the worker a buffer
+  // and sets the flag, or clears the flag (the buffer stays until replaced).
+  void trace_attach(TraceBuffer* buffer);
+  void trace_detach();
+
+  // The other workers in the order steal() tries them, nearest first, and
+  // each one's distance class (stats.hpp). Set at most twice: a first order
+  // before the workers start, then possibly the topology's order once the
+  // machine model has loaded (RuntimeImpl loads it off the start-up path).
+  // Both lists live as long as the worker.
+  struct VictimList {
+    std::vector<Worker*> workers;
+    std::vector<std::uint8_t> distance_class;  // < kStealDistanceClasses
+  };
+  void set_victims(VictimList victims);
+  const std::vector<Worker*>& victims() const { return victims_.load(std::memory_order_acquire)->workers; }
   Counter spawned, finished;  // ULTs created / finished on this worker (for quiescence)
+  Counter unparks;            // unpark() calls made on this worker's thread that changed the target's state
 
  private:
   friend void task_entry(void*);
@@ -130,6 +157,7 @@ class Worker final {
   Task* idle();
   inline void run_claimed_child(Task* child, Task* self, bool entry_ref);
   inline void run_inline(Task* child, Task* self, bool entry_ref);
+  [[gnu::noinline]] void run_inline_traced(Task* child, Task* self, bool entry_ref);
   inline bool stack_has_room_for_inline(const Task* self) const;
   void trim_stale_entries();
   void drain_inbox();
@@ -151,7 +179,8 @@ class Worker final {
   int os_node_;
   Task* current_ = nullptr;
   Task scheduler_{};  // the worker thread's own context
-  PostSwitch post_action_ = PostSwitch::none;
+  std::uint8_t post_word_ = 0;  // a PostSwitch, | kTraceSwitch while tracing
+  std::atomic<std::uint8_t> trace_flag_{0};  // kTraceSwitch while a trace records this worker
   Task* post_task_ = nullptr;
 
   // ready FIFO (owner only)
@@ -166,16 +195,24 @@ class Worker final {
   std::atomic<bool> sleeping_{false};
 
   TimerHeap timers_;
-  std::vector<Worker*> victim_lists_[2];
+  VictimList victim_lists_[2];
   int victim_lists_set_ = 0;
-  std::atomic<const std::vector<Worker*>*> victims_{&victim_lists_[0]};
+  std::atomic<const VictimList*> victims_{&victim_lists_[0]};
   StackCache stacks_;
   std::size_t inline_min_free_;  // stack bytes a ULT run inline must find free (the configured size)
   TaskBlockPool blocks_;
   std::uint64_t ids_ = 0;
   WorkerExit exit_;
 
-  Counter switches_, yields_, steals_, parks_, sleeps_, wakeups_, inline_runs_;
+  Counter switches_, yields_, parks_, sleeps_, wakeups_, inline_runs_;
+  Counter starts_;  // ULTs started on a stack of their own (ULTs run = starts_ + inline_runs_)
+  Counter steal_attempts_[kStealDistanceClasses], steals_[kStealDistanceClasses];
+  // Time split (steady_clock ns): when the thread entered / left the worker,
+  // and how long it spun idle and slept.
+  Counter started_at_ns_, stopped_at_ns_, spinning_ns_, sleeping_ns_;
+
+  std::atomic<TraceBuffer*> trace_buffer_{nullptr};
+  void trace_record(TraceKind kind, std::uint64_t a, std::uint64_t b, std::uint32_t c, std::uint8_t d);
 };
 
 // The worker running on this thread (null on other threads). initial-exec: a

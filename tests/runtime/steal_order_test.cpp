@@ -113,5 +113,21 @@ TEST(StealOrder, AWorkerOnACpuTheTopologyLacksIsTriedLast) {
   EXPECT_EQ(orders[2], (std::vector<int>{3, 1, 0}));
 }
 
+// The distance class the statistics count steals by: the victim's rank among
+// the distinct latencies from the thief (SMT sibling 0, same socket 1, other
+// socket 2); without a topology every victim is class 0.
+TEST(StealOrder, DistanceClassesRankTheVictimsLatencies) {
+  SavedTopology topo(sched::Topology::from_hwloc_synthetic("pack:2 core:2 pu:2"), "classes");
+  StealOrders s = steal_orders_with_distances(topo.config(), {0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(s.victims, steal_orders(topo.config(), {0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(s.distance_class[0], (std::vector<std::uint8_t>{0, 1, 1, 2, 2, 2, 2}));
+  EXPECT_EQ(s.distance_class[5], (std::vector<std::uint8_t>{0, 1, 1, 2, 2, 2, 2}));
+  StealOrders unknown = steal_orders_with_distances(topo.config(), {42, 0, 4, 1});
+  EXPECT_EQ(unknown.distance_class[1], (std::vector<std::uint8_t>{0, 1, 2}));  // cpu 42: infinitely far
+  StealOrders rr = round_robin_orders_with_distances(3);
+  EXPECT_EQ(rr.victims, round_robin_orders(3));
+  EXPECT_EQ(rr.distance_class, (std::vector<std::vector<std::uint8_t>>{{0, 0}, {0, 0}, {0, 0}}));
+}
+
 }  // namespace
 }  // namespace weft::detail

@@ -6,6 +6,7 @@
 #include "weft/runtime/condition_variable.hpp"
 #include "weft/runtime/config.hpp"
 #include "weft/runtime/future.hpp"
+#include "weft/runtime/label.hpp"
 #include "weft/runtime/latch.hpp"
 #include "weft/runtime/mutex.hpp"
 #include "weft/runtime/runtime.hpp"
@@ -13,4 +14,5 @@
 #include "weft/runtime/stats.hpp"
 #include "weft/runtime/task_group.hpp"
 #include "weft/runtime/this_ult.hpp"
+#include "weft/runtime/trace.hpp"
 #include "weft/runtime/ult.hpp"

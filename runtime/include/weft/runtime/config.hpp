@@ -43,10 +43,20 @@ struct Config {
   // (a parked ULT costs about one stack page and its 256-byte control block),
   // at most 2^46 bytes of address space / the address space one stack reserves.
   long long max_ults = 0;
+  // Print the statistics (Runtime::stats(), weft/runtime/stats.hpp) to stderr
+  // when the runtime shuts down (destruction or shutdown()).
+  bool print_stats = false;
+  // Record a trace (weft/runtime/trace.hpp) from this runtime's start to the
+  // program's exit (or trace::stop()) into this file, unless one is already
+  // being recorded; empty = no. Its ring size per worker in events (0 =
+  // trace::kDefaultBufferEvents).
+  std::string trace_file;
+  std::size_t trace_buffer_events = 0;
 
   // `base` with every WEFT_* variable that is set applied on top:
   // WEFT_WORKERS, WEFT_STACK_SIZE (bytes, or with K/M suffix), WEFT_PIN (0/1),
-  // WEFT_CPUS (comma list), WEFT_IDLE_SPIN_US, WEFT_MAX_ULTS, WEFT_PLACEMENT and
+  // WEFT_CPUS (comma list), WEFT_IDLE_SPIN_US, WEFT_MAX_ULTS, WEFT_STATS (0/1),
+  // WEFT_TRACE (a path), WEFT_TRACE_BUFFER (events per worker), WEFT_PLACEMENT and
   // WEFT_TOPOLOGY (a topology file). Then, if base.placement and
   // base.cpus are both still empty, the OpenMP affinity variables OMP_PLACES
   // and OMP_PROC_BIND (weft/sched/omp_places.hpp): bound workers get

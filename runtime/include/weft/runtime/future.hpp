@@ -31,5 +31,10 @@ template <class F>
 Future<ult_result_t<F>> async(F&& f) {
   return Future<ult_result_t<F>>(spawn(std::forward<F>(f)));
 }
+// The same, with a name for the ULT in a trace.
+template <class F>
+Future<ult_result_t<F>> async(label name, F&& f) {
+  return Future<ult_result_t<F>>(spawn(name, std::forward<F>(f)));
+}
 
 }  // namespace weft

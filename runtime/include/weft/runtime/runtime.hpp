@@ -68,6 +68,23 @@ class Runtime {
   ult_result_t<F> run(F&& f) {
     return spawn(std::forward<F>(f)).join();
   }
+  // The same four, with a name for the ULT's slices in a trace (trace.hpp).
+  template <class F>
+  Ult<ult_result_t<F>> spawn(label name, F&& f) {
+    return detail::make_ult<ult_result_t<F>>(std::forward<F>(f), impl_.get(), -1, detail::label_id(name));
+  }
+  template <class F>
+  Ult<ult_result_t<F>> spawn_on(int worker, label name, F&& f) {
+    return detail::make_ult<ult_result_t<F>>(std::forward<F>(f), impl_.get(), worker, detail::label_id(name));
+  }
+  template <class F>
+  Future<ult_result_t<F>> async(label name, F&& f) {
+    return Future<ult_result_t<F>>(spawn(name, std::forward<F>(f)));
+  }
+  template <class F>
+  ult_result_t<F> run(label name, F&& f) {
+    return spawn(name, std::forward<F>(f)).join();
+  }
 
   Stats stats() const;
   // Waits for all ULTs and stops the workers; idempotent. Must not be called

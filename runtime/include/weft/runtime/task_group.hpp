@@ -23,14 +23,14 @@ class TaskGroup {
   template <class F>
   void run(F&& f) {
     pending_.fetch_add(1, std::memory_order_relaxed);
-    spawn([this, fn = std::forward<F>(f)]() mutable {
-      try {
-        fn();
-      } catch (...) {
-        record(std::current_exception());
-      }
-      finish_one();
-    }).detach();
+    spawn(wrap(std::forward<F>(f))).detach();
+  }
+
+  // The same, with a name for the ULT in a trace (trace.hpp).
+  template <class F>
+  void run(label name, F&& f) {
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    spawn(name, wrap(std::forward<F>(f))).detach();
   }
 
   template <class F>
@@ -42,6 +42,19 @@ class TaskGroup {
   void wait();
 
  private:
+  // The body of a member ULT: f, its exception recorded, then the count.
+  template <class F>
+  auto wrap(F&& f) {
+    return [this, fn = std::forward<F>(f)]() mutable {
+      try {
+        fn();
+      } catch (...) {
+        record(std::current_exception());
+      }
+      finish_one();
+    };
+  }
+
   void wait_quietly();
   void finish_one();
   void record(std::exception_ptr e);

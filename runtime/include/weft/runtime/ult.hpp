@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "weft/runtime/detail/task.hpp"
+#include "weft/runtime/label.hpp"
 
 namespace weft {
 
@@ -26,7 +27,7 @@ class UltLimitError : public std::runtime_error {
 
 namespace detail {
 template <class T, class F>
-Ult<T> make_ult(F&& f, RuntimeImpl* rt, int pinned_worker);
+Ult<T> make_ult(F&& f, RuntimeImpl* rt, int pinned_worker, std::uint16_t label = 0);
 }
 
 template <class T>
@@ -79,7 +80,7 @@ class Ult {
 
  private:
   template <class U, class F>
-  friend Ult<U> detail::make_ult(F&&, detail::RuntimeImpl*, int);
+  friend Ult<U> detail::make_ult(F&&, detail::RuntimeImpl*, int, std::uint16_t);
 
   void reset() {
     if (!task_) return;
@@ -94,10 +95,11 @@ class Ult {
 
 namespace detail {
 template <class T, class F>
-Ult<T> make_ult(F&& f, RuntimeImpl* rt, int pinned_worker) {
+Ult<T> make_ult(F&& f, RuntimeImpl* rt, int pinned_worker, std::uint16_t label) {
   check_worker_index(rt, pinned_worker);
   Ult<T> handle;
   TaskBase* t = make_task(std::forward<F>(f));
+  if (label) t->label = label;  // a fresh block's is 0: no store for an unlabelled spawn
   handle.task_ = t;
   handle.take_ = &take_result<T, std::decay_t<F>>;
   submit_new(t, rt, pinned_worker);
@@ -121,6 +123,18 @@ Ult<ult_result_t<F>> spawn(F&& f) {
 template <class F>
 Ult<ult_result_t<F>> spawn_on(int worker, F&& f) {
   return detail::make_ult<ult_result_t<F>>(std::forward<F>(f), detail::current_runtime_or_throw(), worker);
+}
+
+// The same, with a name for the ULT's slices in a trace (weft/runtime/trace.hpp).
+template <class F>
+Ult<ult_result_t<F>> spawn(label name, F&& f) {
+  return detail::make_ult<ult_result_t<F>>(std::forward<F>(f), detail::current_runtime_or_throw(), -1,
+                                           detail::label_id(name));
+}
+template <class F>
+Ult<ult_result_t<F>> spawn_on(int worker, label name, F&& f) {
+  return detail::make_ult<ult_result_t<F>>(std::forward<F>(f), detail::current_runtime_or_throw(), worker,
+                                           detail::label_id(name));
 }
 
 }  // namespace weft

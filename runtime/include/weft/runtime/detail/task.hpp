@@ -40,6 +40,7 @@ struct TaskBase {
   std::atomic<std::uint32_t> done{0};         // kFinished | kJoinerParked
   bool payload_started = false;
   bool has_result = false;
+  std::uint16_t label = 0;                    // weft::label id for traces (label.hpp), 0 = none
 };
 
 inline unsigned char* task_storage(TaskBase* t) {

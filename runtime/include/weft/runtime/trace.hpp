@@ -1,0 +1,58 @@
+#pragma once
+// Tracing: a timeline of every ULT and worker in the Chrome Trace Event JSON
+// format, which the Perfetto UI (ui.perfetto.dev) and chrome://tracing open
+// as they are. Start it around a region of a program:
+//
+//   weft::trace::start("run.json");   // or WEFT_TRACE=run.json for a whole run
+//   ...                                // spawn, join, park, ...
+//   weft::trace::stop();               // writes run.json
+//
+// Each worker records into a fixed-size ring buffer of its own (no locks, no
+// allocation while recording; the oldest events are dropped when it fills,
+// and the trace says how many); the file is written at stop(), or at exit
+// when WEFT_TRACE started it. docs/observability.md describes the tracks
+// and events. Name a ULT's slices with a label at spawn:
+//
+//   weft::spawn(weft::label("bfs-level"), [&] { ... });
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "weft/runtime/label.hpp"
+
+namespace weft {
+
+namespace trace {
+
+// Events each worker keeps when no size is given (WEFT_TRACE_BUFFER, or this).
+inline constexpr std::size_t kDefaultBufferEvents = std::size_t{1} << 18;
+inline constexpr std::size_t kMinBufferEvents = 16;
+inline constexpr std::size_t kMaxBufferEvents = std::size_t{1} << 26;
+
+// Starts recording every worker of every live runtime, and of runtimes
+// started later, for a trace written to `path` by stop(). buffer_events: the
+// ring size per worker (0: WEFT_TRACE_BUFFER if set, else
+// kDefaultBufferEvents). Throws std::invalid_argument when `path` cannot be
+// written, the size is outside [kMinBufferEvents, kMaxBufferEvents], or a
+// trace is already being recorded.
+void start(const std::string& path, std::size_t buffer_events = 0);
+
+// What stop() wrote.
+struct Summary {
+  bool written = false;             // false: the file could not be written (said on stderr)
+  std::string path;
+  std::uint64_t events = 0;         // events kept in the buffers
+  std::uint64_t dropped_events = 0; // events lost to full buffers, all workers
+};
+
+// Stops recording and writes the trace. Never throws for a write failure:
+// the message goes to stderr and Summary::written is false. Without a trace
+// being recorded it does nothing (written = false, empty path).
+Summary stop();
+
+// Whether a trace is being recorded.
+bool active();
+
+}  // namespace trace
+}  // namespace weft
