@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages weft needs, if any are missing.
 # Used by scripts/demo.sh and scripts/test.sh; safe to run again.
+# With the argument `plot`, also what scripts/plot.py needs (matplotlib).
 set -euo pipefail
 
 packages=(
@@ -10,6 +11,10 @@ packages=(
   libtbb-dev                             # oneTBB baseline
   libgtest-dev libbenchmark-dev          # tests, benchmark timing
 )
+# `install-deps.sh plot`: also matplotlib, for scripts/plot.py's figures only.
+if [ "${1:-}" = plot ]; then
+  packages+=(python3-matplotlib)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
