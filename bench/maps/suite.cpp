@@ -174,18 +174,20 @@ Measurement run(int threads, std::uint64_t range, int update_pct, long ops) {
 
 std::vector<Case> map_cases(const Options& o) {
   const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const long ops = o.quick ? 200'000 : 2'000'000;  // per thread
+  const long ops = o.quick ? 100'000 : 2'000'000;  // per thread
+  const long list_ops = ops / 10;                   // the list walks ~range/4 nodes per operation
   std::vector<Case> cases;
   for (int pct : {1, 10, 50}) {
     for (int log2 : {10, 20}) {
       const std::uint64_t range = std::uint64_t{1} << log2;
       Case c("maps/" + std::to_string(pct) + "pct/2^" + std::to_string(log2),
-             std::to_string(threads) + " threads x " + std::to_string(ops) + " ops, " + std::to_string(pct) +
+             std::to_string(threads) + " threads x " + std::to_string(ops) + " ops (list: " +
+                 std::to_string(list_ops) + "), " + std::to_string(pct) +
                  "% updates, keys 1..2^" + std::to_string(log2) + ", half pre-filled",
              "ns/op");
       c.add("weft", [=] { return run<ClhtRow>(threads, range, pct, ops); });  // CLHT-LB
       c.add("weft-optik-hash", [=] { return run<OptikHashRow>(threads, range, pct, ops); });
-      if (log2 <= 10) c.add("weft-optik-list", [=] { return run<OptikListRow>(threads, range, pct, ops); });
+      if (log2 <= 10) c.add("weft-optik-list", [=] { return run<OptikListRow>(threads, range, pct, list_ops); });
       c.add("weft-clht-lf", [=] { return run<ClhtLfRow>(threads, range, pct, ops); });
       c.add("tbb-concurrent_hash_map", [=] { return run<TbbHashRow>(threads, range, pct, ops); });
       c.add("tbb-concurrent_unordered_map", [=] { return run<TbbUnorderedRow>(threads, range, pct, ops); });
