@@ -105,7 +105,7 @@ TransferStatus DualQueueCore::transfer(void* slot, bool is_data, const Patience&
         move_(slot, m->slot);
       else
         move_(m->slot, slot);
-      m->signal.complete();
+      m->signal.set();
       free_unpublished(s);
       return TransferStatus::success;
     }
@@ -175,7 +175,7 @@ void DualQueueCore::close() {
     EpochGuard guard;
     for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst))) {
       std::uintptr_t c = kUnclaimed;
-      if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.complete();
+      if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.set();
     }
   }
   if (watchers_) watchers_->notify();

@@ -100,7 +100,7 @@ TransferStatus DualStackCore::transfer(void* slot, bool is_data, const Patience&
               move_(slot, m->slot);
             else
               move_(m->slot, slot);
-            m->signal.complete();
+            m->signal.set();
             drop_hold(s);
             return TransferStatus::success;
           }
@@ -162,7 +162,7 @@ void DualStackCore::close() {
     for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst))) {
       if (n->mode & kFulfilling) continue;
       std::uintptr_t c = kUnclaimed;
-      if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.complete();
+      if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.set();
     }
   }
   if (watchers_) watchers_->notify();

@@ -117,11 +117,11 @@ class Select {
         cases_[i].watchers->add(&links_[i]);
       }
       r = poll_all();
-      if (r.status == SelectStatus::would_block) waiter.signal.wait(patience);
+      if (r.status == SelectStatus::would_block) (void)detail::wait_flag(waiter.signal, patience);
       for (std::size_t i = 0; i < cases_.size(); ++i) cases_[i].watchers->remove(&links_[i]);
-      // A notifier that marked us completes the signal after dropping its
+      // A notifier that marked us sets the signal after dropping its
       // lock: wait for that before `waiter` goes out of scope.
-      if (waiter.notified.load(std::memory_order_acquire)) waiter.signal.wait(detail::Patience::forever());
+      if (waiter.notified.load(std::memory_order_acquire)) waiter.signal.wait();
       if (r.status != SelectStatus::would_block) return r;
     }
   }

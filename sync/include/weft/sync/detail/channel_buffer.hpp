@@ -40,7 +40,7 @@ class ChannelBuffer {
       static_cast<std::optional<T>*>(r->value)->emplace(std::move(*value));
       r->status = TransferStatus::success;
       lock_.unlock();
-      r->signal.complete();
+      r->signal.set();
       return TransferStatus::success;
     }
     if (count_ < ring_.size()) {
@@ -69,7 +69,7 @@ class ChannelBuffer {
         s->status = TransferStatus::success;
       }
       lock_.unlock();
-      if (s) s->signal.complete();
+      if (s) s->signal.set();
       return TransferStatus::success;
     }
     if (closed_) {
@@ -99,8 +99,8 @@ class ChannelBuffer {
     }
     lock_.unlock();
     while (woken) {
-      Waiter* next = woken->next;  // before complete(): the waiter may return after it
-      woken->signal.complete();
+      Waiter* next = woken->next;  // before set(): the waiter may return after it
+      woken->signal.set();
       woken = next;
     }
     if (watchers_) watchers_->notify();
@@ -119,7 +119,7 @@ class ChannelBuffer {
   struct Waiter {
     void* value = nullptr;  // a sender's T, a receiver's std::optional<T>
     TransferStatus status = TransferStatus::timeout;
-    HandoffSignal signal;
+    ParkingFlag signal;
     Waiter* prev = nullptr;
     Waiter* next = nullptr;
   };
@@ -154,14 +154,13 @@ class ChannelBuffer {
     w.value = value;
     list.push(&w);
     lock_.unlock();
-    if (spinning_can_help()) w.signal.spin(kHandoffSpins);
-    if (!w.signal.wait(patience)) {
+    if (!wait_flag(w.signal, patience)) {
       lock_.lock();
       const bool still_waiting = w.status == TransferStatus::timeout && in_list(list, &w);
       if (still_waiting) list.remove(&w);
       lock_.unlock();
       if (still_waiting) return TransferStatus::timeout;
-      w.signal.wait(Patience::forever());  // a partner (or close) took us: its completion comes
+      w.signal.wait();  // a partner (or close) took us: its set() comes
     }
     return w.status;
   }

@@ -19,8 +19,8 @@
 namespace weft::sync::detail {
 
 struct SelectWaiter {
-  HandoffSignal signal;
-  std::atomic<bool> notified{false};  // set by the first notifier, who completes `signal`
+  ParkingFlag signal;
+  std::atomic<bool> notified{false};  // set by the first notifier, who sets `signal`
   SelectWaiter* next_woken = nullptr;  // notify()'s private list
 };
 
@@ -69,8 +69,8 @@ class ChannelWatchers {
     }
     lock_.unlock();
     while (woken) {
-      SelectWaiter* next = woken->next_woken;  // before complete(): the waiter may return after it
-      woken->signal.complete();
+      SelectWaiter* next = woken->next_woken;  // before set(): the waiter may return after it
+      woken->signal.set();
       woken = next;
     }
   }

@@ -7,7 +7,7 @@
 // stack's tryMatch) and its owner CASes to cancel it (the paper's
 // tryCancel); the owner's value or destination (`slot`); and where the owner
 // waits (`signal`). A partner that wins the claim moves the value, then
-// completes the signal.
+// sets the signal.
 //
 // Memory (the paper leaves it to the Java GC, §3.3.3):
 //  * Removal is marked: before a node is unlinked, its own `next` is frozen
@@ -49,7 +49,7 @@ struct alignas(cache_line_size) DualNode : Retired {
   std::atomic<std::uint32_t> holds{0};
   std::uint8_t mode = 0;  // the queue: 1 = data; the stack: kRequest/kData | kFulfilling
   void* slot = nullptr;   // the owner's T (data) or std::optional<T> (request)
-  HandoffSignal signal;
+  ParkingFlag signal;  // set by whoever claimed the node, once the value moved
 };
 static_assert(sizeof(DualNode) == cache_line_size, "a dual node is one cache line");
 
@@ -98,8 +98,8 @@ inline std::uintptr_t freeze_next(DualNode* n) noexcept {
 }
 
 // The waiting half of an operation whose node `s` is linked (the paper's
-// awaitFulfill, §3.3.1-2): spins briefly where that can help, parks until a
-// partner completes s, and when the patience runs out tries to cancel s (the
+// awaitFulfill, §3.3.1-2): spins briefly, then parks until a partner sets
+// s's flag, and when the patience runs out tries to cancel s (the
 // paper's tryCancel: a CAS on the claim, which a partner's claim beats; then
 // the partner's completion is imminent and awaited). A linked node of a
 // closed channel is claimed here with `closed` (the close() that raced with
@@ -108,14 +108,11 @@ inline std::uintptr_t freeze_next(DualNode* n) noexcept {
 inline TransferStatus await_fulfil(DualNode* s, const Patience& patience, const std::atomic<bool>& closed) {
   std::uintptr_t c = kUnclaimed;
   if (closed.load(std::memory_order_seq_cst) && s->claim.compare_exchange_strong(c, kClosed)) {
-    s->signal.complete();
-  } else {
-    if (spinning_can_help()) s->signal.spin(kHandoffSpins);
-    if (!s->signal.wait(patience)) {
-      c = kUnclaimed;
-      if (s->claim.compare_exchange_strong(c, kCancelled)) return TransferStatus::timeout;
-      s->signal.wait(Patience::forever());
-    }
+    s->signal.set();
+  } else if (!wait_flag(s->signal, patience)) {
+    c = kUnclaimed;
+    if (s->claim.compare_exchange_strong(c, kCancelled)) return TransferStatus::timeout;
+    s->signal.wait();  // a partner claimed s first: its set() comes
   }
   return s->claim.load(std::memory_order_seq_cst) == kClosed ? TransferStatus::closed : TransferStatus::success;
 }
