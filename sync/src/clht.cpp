@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "map_support.hpp"
 #include "weft/sync/detail/epoch.hpp"
 #include "weft/sync/wait.hpp"
 
@@ -55,20 +56,11 @@ constexpr std::uint64_t kFree = 0;
 constexpr std::uint64_t kLocked = 1;
 constexpr std::uint64_t kMigrated = 2;
 
-inline std::uint64_t mix(std::uint64_t k) noexcept {  // the murmur3 finalizer
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  k ^= k >> 33;
-  return k;
-}
+using detail::buckets_for;
+using detail::wait_for_switch;
+constexpr auto check_key = detail::check_clht_key;
 
-void check_key(std::uint64_t k, const char* who) {
-  if (k == 0) throw std::invalid_argument(std::string(who) + ": key 0 is reserved (CLHT's empty slot)");
-}
-
-ClhtBucket& home(const ClhtTable* t, std::uint64_t k) noexcept { return t->buckets[mix(k) & t->mask]; }
+ClhtBucket& home(const ClhtTable* t, std::uint64_t k) noexcept { return t->buckets[detail::mix_key(k) & t->mask]; }
 
 // get()'s atomic snapshot of one slot (§6.2): the value, then the key, then
 // the value again; a slot that changed under us is read again.
@@ -119,24 +111,11 @@ bool place(ClhtBucket& head, std::uint64_t k, std::uint64_t v) {
   return true;
 }
 
-// Waits until the table is no longer `t` (a resize is switching tables).
-void wait_for_switch(const std::atomic<ClhtTable*>& table, const ClhtTable* t) noexcept {
-  SpinWait w;
-  while (table.load(std::memory_order_acquire) == t) w.pause();
-}
-
-std::size_t buckets_for(std::size_t capacity) {
-  std::size_t want = (capacity + kClhtSlots - 1) / kClhtSlots;
-  std::size_t n = 1;
-  while (n < want) n <<= 1;
-  return n;
-}
-
 }  // namespace
 
 ClhtLb::ClhtLb(std::size_t capacity) {
   if (capacity == 0) throw std::invalid_argument("ClhtLb: capacity must be at least 1");
-  table_.store(new ClhtTable(buckets_for(capacity)), std::memory_order_release);
+  table_.store(new ClhtTable(buckets_for(capacity, kClhtSlots)), std::memory_order_release);
 }
 
 ClhtLb::~ClhtLb() { delete table_.load(std::memory_order_relaxed); }

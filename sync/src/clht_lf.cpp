@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "map_support.hpp"
 #include "weft/sync/clht.hpp"
 #include "weft/sync/detail/epoch.hpp"
 #include "weft/sync/wait.hpp"
@@ -53,16 +54,11 @@ inline std::uint64_t next_version(std::uint64_t s) noexcept {
   return (s & ~std::uint64_t{0xffffffff}) | ((s + 1) & 0xffffffff);
 }
 
-inline std::uint64_t mix(std::uint64_t k) noexcept {  // the murmur3 finalizer
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  k ^= k >> 33;
-  return k;
-}
+using detail::buckets_for;
+using detail::wait_for_switch;
+constexpr auto check_key = detail::check_clht_key;
 
-ClhtLfBucket& home(const ClhtLfTable* t, std::uint64_t k) noexcept { return t->buckets[mix(k) & t->mask]; }
+ClhtLfBucket& home(const ClhtLfTable* t, std::uint64_t k) noexcept { return t->buckets[detail::mix_key(k) & t->mask]; }
 
 // The slot holding k valid in snapshot s, or -1. Keys of valid slots do not
 // change while the snapshot stays s.
@@ -72,27 +68,11 @@ int find_valid(const ClhtLfBucket& b, std::uint64_t s, std::uint64_t k) noexcept
   return -1;
 }
 
-void wait_for_switch(const std::atomic<ClhtLfTable*>& table, const ClhtLfTable* t) noexcept {
-  SpinWait w;  // inside an epoch guard: never yield
-  while (table.load(std::memory_order_acquire) == t) w.pause();
-}
-
-void check_key(std::uint64_t k, const char* who) {
-  if (k == 0) throw std::invalid_argument(std::string(who) + ": key 0 is reserved (CLHT's empty slot)");
-}
-
-std::size_t buckets_for(std::size_t capacity) {
-  const std::size_t want = (capacity + kLfSlots - 1) / kLfSlots;
-  std::size_t n = 1;
-  while (n < want) n <<= 1;
-  return n;
-}
-
 }  // namespace
 
 ClhtLf::ClhtLf(std::size_t capacity) {
   if (capacity == 0) throw std::invalid_argument("ClhtLf: capacity must be at least 1");
-  table_.store(new ClhtLfTable(buckets_for(capacity)), std::memory_order_release);
+  table_.store(new ClhtLfTable(buckets_for(capacity, kLfSlots)), std::memory_order_release);
 }
 
 ClhtLf::~ClhtLf() { delete table_.load(std::memory_order_relaxed); }

@@ -173,20 +173,14 @@ void DualQueueCore::close() {
   if (closed_.exchange(true, std::memory_order_seq_cst)) return;
   {
     EpochGuard guard;
-    for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst))) {
-      std::uintptr_t c = kUnclaimed;
-      if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.set();
-    }
+    close_linked(head_.load(std::memory_order_seq_cst), 0);
   }
   if (watchers_) watchers_->notify();
 }
 
 std::size_t DualQueueCore::linked_nodes() const {
   EpochGuard guard;
-  std::size_t count = 0;
-  for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst)))
-    ++count;
-  return count;
+  return count_linked(head_.load(std::memory_order_seq_cst));
 }
 
 }  // namespace weft::sync::detail

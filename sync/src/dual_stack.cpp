@@ -159,21 +159,14 @@ void DualStackCore::close() {
   if (closed_.exchange(true, std::memory_order_seq_cst)) return;
   {
     EpochGuard guard;
-    for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst))) {
-      if (n->mode & kFulfilling) continue;
-      std::uintptr_t c = kUnclaimed;
-      if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.set();
-    }
+    close_linked(head_.load(std::memory_order_seq_cst), kFulfilling);  // fulfillers are not waiters
   }
   if (watchers_) watchers_->notify();
 }
 
 std::size_t DualStackCore::linked_nodes() const {
   EpochGuard guard;
-  std::size_t count = 0;
-  for (DualNode* n = head_.load(std::memory_order_seq_cst); n; n = node_of(n->next.load(std::memory_order_seq_cst)))
-    ++count;
-  return count;
+  return count_linked(head_.load(std::memory_order_seq_cst));
 }
 
 }  // namespace weft::sync::detail

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "map_support.hpp"
 #include "weft/sync/cpu.hpp"
 #include "weft/sync/detail/epoch.hpp"
 #include "weft/sync/detail/node_pool.hpp"
@@ -51,6 +52,25 @@ OptikListNode* new_node(std::uint64_t k, std::uint64_t v, OptikListNode* next) {
   n->next.store(next, std::memory_order_relaxed);
   return n;
 }
+// Figure 6.8's hand-over-hand version tracking: pred.key < k <= cur.key,
+// with the versions their locks had when the traversal passed them.
+struct Window {
+  OptikListNode* pred;
+  OptikLock::Version predv;
+  OptikListNode* cur;
+  OptikLock::Version curv;
+};
+Window traverse(OptikListNode* head, std::uint64_t k) noexcept {
+  Window w{nullptr, 0, head, head->lock.get_version()};
+  do {
+    w.pred = w.cur;
+    w.predv = w.curv;
+    w.cur = w.cur->next.load(std::memory_order_acquire);
+    w.curv = w.cur->lock.get_version();
+  } while (w.cur->key < k);
+  return w;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------- OptikList
@@ -82,15 +102,7 @@ bool OptikList::insert(Key k, Value v) {
   check_key(k, "OptikList::insert");
   EpochGuard guard;
   for (;;) {  // Figure 6.8(b)
-    OptikListNode* pred = nullptr;
-    OptikListNode* cur = head_;
-    OptikLock::Version predv = 0, curv = cur->lock.get_version();
-    do {
-      pred = cur;
-      predv = curv;
-      cur = cur->next.load(std::memory_order_acquire);
-      curv = cur->lock.get_version();
-    } while (cur->key < k);
+    auto [pred, predv, cur, curv] = traverse(head_, k);
     if (cur->key == k) return false;  // a failed update stores nothing
     if (!pred->lock.trylock_version(predv)) continue;
     pred->next.store(new_node(k, v, cur), std::memory_order_release);  // the linearization point
@@ -103,15 +115,7 @@ std::optional<OptikList::Value> OptikList::remove(Key k) {
   check_key(k, "OptikList::remove");
   EpochGuard guard;
   for (;;) {  // Figure 6.8(a)
-    OptikListNode* pred = nullptr;
-    OptikListNode* cur = head_;
-    OptikLock::Version predv = 0, curv = cur->lock.get_version();
-    do {
-      pred = cur;
-      predv = curv;
-      cur = cur->next.load(std::memory_order_acquire);
-      curv = cur->lock.get_version();
-    } while (cur->key < k);
+    auto [pred, predv, cur, curv] = traverse(head_, k);
     if (cur->key != k) return std::nullopt;
     if (!pred->lock.trylock_version(predv)) continue;
     if (!cur->lock.trylock_version(curv)) {
@@ -142,20 +146,6 @@ std::size_t OptikList::size() const {
 // ---------------------------------------------------------- OptikHashMap
 
 namespace {
-std::size_t round_up_pow2(std::size_t n) {
-  std::size_t p = 1;
-  while (p < n) p <<= 1;
-  return p;
-}
-// A 64-bit mixer (the murmur3 finalizer): keys 1, 2, 3 ... spread over buckets.
-inline std::uint64_t mix(std::uint64_t k) noexcept {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  k ^= k >> 33;
-  return k;
-}
 // In bucket b: the first node with key >= k (or null) and the link that points to it.
 struct Position {
   std::atomic<OptikListNode*>* link;
@@ -174,7 +164,7 @@ Position find(OptikBucket& b, std::uint64_t k) noexcept {
 
 OptikHashMap::OptikHashMap(std::size_t buckets) {
   if (buckets == 0) throw std::invalid_argument("OptikHashMap: bucket count must be at least 1");
-  const std::size_t n = round_up_pow2(buckets);
+  const std::size_t n = detail::buckets_for(buckets, 1);
   buckets_ = std::make_unique<OptikBucket[]>(n);
   mask_ = n - 1;
 }
@@ -188,7 +178,7 @@ OptikHashMap::~OptikHashMap() {
     }
 }
 
-OptikBucket& OptikHashMap::bucket(Key k) const noexcept { return buckets_[mix(k) & mask_]; }
+OptikBucket& OptikHashMap::bucket(Key k) const noexcept { return buckets_[detail::mix_key(k) & mask_]; }
 
 std::optional<OptikHashMap::Value> OptikHashMap::get(Key k) const {
   check_key(k, "OptikHashMap::get");

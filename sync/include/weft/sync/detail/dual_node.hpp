@@ -25,6 +25,7 @@
 //    hand-off once warm.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "weft/sync/cpu.hpp"
@@ -95,6 +96,24 @@ inline std::uintptr_t freeze_next(DualNode* n) noexcept {
   while (!(v & kMarked))
     if (n->next.compare_exchange_weak(v, v | kMarked, std::memory_order_seq_cst)) return v | kMarked;
   return v;
+}
+
+// Nodes reachable from `head` (a snapshot, for tests and statistics). The
+// caller holds an epoch guard.
+inline std::size_t count_linked(DualNode* head) noexcept {
+  std::size_t count = 0;
+  for (DualNode* n = head; n; n = node_of(n->next.load(std::memory_order_seq_cst))) ++count;
+  return count;
+}
+// close(): claims every unclaimed node reachable from `head` whose mode has
+// none of `skip_modes` bits with `closed` and wakes its owner. The caller
+// holds an epoch guard.
+inline void close_linked(DualNode* head, std::uint8_t skip_modes) noexcept {
+  for (DualNode* n = head; n; n = node_of(n->next.load(std::memory_order_seq_cst))) {
+    if (n->mode & skip_modes) continue;
+    std::uintptr_t c = kUnclaimed;
+    if (n->claim.compare_exchange_strong(c, kClosed, std::memory_order_seq_cst)) n->signal.set();
+  }
 }
 
 // The waiting half of an operation whose node `s` is linked (the paper's
