@@ -58,9 +58,13 @@ void DepNode::finish() {
 }
 
 void DepNode::unblock() {
+  // Read before the count drops: the creator of an undeferred task (or of a
+  // taskwait with depend) may see zero at once, without parking, and free
+  // this node before the rest of this function runs.
+  DeferredTask* const task = task_;
   if (blockers_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  if (task_) launch_deferred(task_);
-  else unpark_all(&blockers_);  // the undeferred task's creator waits
+  if (task) launch_deferred(task);
+  else unpark_all(&blockers_);  // the creator waits; the key is an address only (parking_lot.hpp)
 }
 
 // ------------------------------------------------------------------- parsing
