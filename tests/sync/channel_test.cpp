@@ -21,6 +21,7 @@
 #include "weft/runtime.hpp"
 #include "weft/sync/channel.hpp"
 #include "weft/sync/select.hpp"
+#include "weft/sync/synchronous_queue.hpp"
 
 namespace ws = weft::sync;
 using namespace std::chrono_literals;
@@ -318,6 +319,37 @@ void stress(const Kind& k, int workers, bool close_midway) {
 TEST_P(ChannelKinds, ExactlyOnceUnderStressOneWorker) { stress(GetParam(), 1, false); }
 TEST_P(ChannelKinds, ExactlyOnceUnderStressTwoWorkers) { stress(GetParam(), 2, false); }
 TEST_P(ChannelKinds, ExactlyOnceWhenClosedMidway) { stress(GetParam(), 2, true); }
+
+// The paper's interface: put/take wait, offer/poll only meet a waiting
+// partner (or one that comes before the timeout).
+TEST(SynchronousQueue, PutTakeOfferPoll) {
+  for (auto order : {ws::ChannelOrder::fair, ws::ChannelOrder::unfair}) {
+    weft::Runtime rt(ws::test::runtime_config(2));
+    ws::SynchronousQueue<std::unique_ptr<int>> q(order);
+    rt.run([&] {
+      auto p = std::make_unique<int>(1);
+      EXPECT_FALSE(q.offer(p));  // no taker waits
+      EXPECT_FALSE(q.offer(p, 100us));
+      ASSERT_TRUE(p);  // still ours
+      EXPECT_FALSE(q.poll().has_value());
+      EXPECT_FALSE(q.poll(100us).has_value());
+      auto taker = weft::Runtime::current()->spawn([&] { return *q.take(); });
+      while (!q.offer(p)) weft::this_ult::yield();
+      EXPECT_EQ(taker.join(), 1);
+      auto putter = weft::Runtime::current()->spawn([&] { q.put(std::make_unique<int>(2)); });
+      std::optional<std::unique_ptr<int>> got;
+      while (!(got = q.poll())) weft::this_ult::yield();
+      EXPECT_EQ(**got, 2);
+      putter.join();
+      auto late = weft::Runtime::current()->spawn([&] { q.put(std::make_unique<int>(3)); });
+      EXPECT_EQ(**q.poll(30s), 3);  // a putter that comes within the timeout
+      late.join();
+      q.close();
+      EXPECT_THROW(q.take(), ws::ChannelClosed);
+      EXPECT_THROW(q.put(std::make_unique<int>(4)), ws::ChannelClosed);
+    });
+  }
+}
 
 // ---------------------------------------------------------------- select
 

@@ -43,4 +43,5 @@
 #include "weft/sync/psim_queue.hpp"
 #include "weft/sync/psim_stack.hpp"
 #include "weft/sync/select.hpp"
+#include "weft/sync/synchronous_queue.hpp"
 #include "weft/sync/wait.hpp"
