@@ -179,6 +179,41 @@ TEST(QdLock, DelegateWaitReturnsEachOperationsResult) {
   expect_exact_chain(concat(got), value);
 }
 
+// Nesting: an operation delegated by the lock's holder (from inside a
+// delegated operation, or inside its own lock()/unlock()) runs at once,
+// inline, exactly once; lock() by the holder is an error, not a deadlock.
+TEST(QdLock, TheHoldersOwnDelegationsRunInline) {
+  weft::Runtime rt(runtime_config(2));
+  QdLock<64, 32> qd;
+  long outer = 0, inner = 0;
+  int depth = 0, ran_nested = 0;
+  const int per = scaled(500, 60);
+  run_ults(rt, 4, [&](int u) {
+    Rng rng(static_cast<std::uint64_t>(u) + 9);
+    for (int i = 0; i < per; ++i) {
+      qd.delegate([&] {
+        ++depth;
+        ++outer;
+        qd.delegate([&] {
+          if (depth == 1) ++ran_nested;
+          ++inner;
+        });
+        const long seen = qd.delegate_wait([&] { return inner; });
+        if (seen != inner) ++ran_nested;  // impossible if it ran inline
+        --depth;
+      });
+      between_ops(rng, 30);
+    }
+  });
+  EXPECT_EQ(qd.delegate_wait([&] { return outer; }), 8L * per);
+  qd.lock();
+  EXPECT_EQ(inner, 8L * per);
+  EXPECT_EQ(ran_nested, 8 * per);
+  EXPECT_EQ(qd.delegate_wait([&] { return inner + 1; }), inner + 1);  // inside lock(): inline
+  EXPECT_THROW(qd.lock(), std::logic_error);
+  qd.unlock();
+}
+
 TEST(QdLock, DelegateWaitCarriesExceptionsBack) {
   QdLock<> qd;
   EXPECT_THROW(qd.delegate_wait([]() -> int { throw std::runtime_error("boom"); }), std::runtime_error);

@@ -29,16 +29,23 @@
 // bytes; no allocation on any path; a closure that cannot fit is a compile
 // error). A delegated operation must not throw: delegate() calls
 // std::terminate if it does (delegate_wait() carries the exception back).
-// A helper runs at most Entries operations per helping round.
+// A helper runs at most Entries operations per helping round. Nesting: a
+// delegate() or delegate_wait() by the lock's current holder (from inside a
+// delegated operation, or between its own lock() and unlock()) runs the
+// operation at once, inline: the holder cannot wait for itself. lock() by
+// the holder is a std::logic_error (not recursive).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
+#include "weft/runtime/this_ult.hpp"
 #include "weft/sync/detail/delegation_queue.hpp"
 #include "weft/sync/detail/spin_then_park.hpp"
 #include "weft/sync/locks/ttas_lock.hpp"
@@ -66,11 +73,16 @@ class QdLock {
   template <class F>
   void delegate(F&& f) {
     static_assert(std::is_invocable_v<std::decay_t<F>&>, "QdLock::delegate: f() must be callable");
+    const void* me = caller();
+    if (holder_.load(std::memory_order_relaxed) == me) {  // nested in our own critical section
+      run_now(f);
+      return;
+    }
     readers_.before_write();
     if (mutex_.try_lock()) {  // fast path (Fig. 7 line 5): the queue stays closed
-      readers_.drain();
+      acquired(me);
       run_now(f);
-      mutex_.unlock();
+      release();
       return;
     }
     for (int i = 1; i <= kMaxTries; ++i) {
@@ -78,20 +90,20 @@ class QdLock {
       const bool got = i % (kTriesWithoutWait + 1) == 0 ? mutex_.try_lock_or_wait() : mutex_.try_lock();
       if (got) {
         queue_.open();
-        readers_.drain();
+        acquired(me);
         run_now(f);
         const std::size_t helped = queue_.flush();
         ++helping_rounds_;
         helped_ += helped;
-        mutex_.unlock();
+        release();
         return;
       }
     }
     mutex_.lock();  // fallback (Fig. 7 line 27)
     ++fallbacks_;
-    readers_.drain();
+    acquired(me);
     run_now(f);
-    mutex_.unlock();
+    release();
   }
 
   template <class F>
@@ -122,17 +134,21 @@ class QdLock {
     if constexpr (!std::is_void_v<R>) return std::move(*w.result);
   }
 
+  // std::logic_error if the caller holds the lock already.
   void lock() {
+    const void* me = caller();
+    if (holder_.load(std::memory_order_relaxed) == me)
+      throw std::logic_error("weft::sync::QdLock::lock: the caller holds the lock already (not recursive)");
     readers_.before_write();
     mutex_.lock();
-    readers_.drain();
+    acquired(me);
   }
   bool try_lock() {
     if (!mutex_.try_lock()) return false;
-    readers_.drain();
+    acquired(caller());
     return true;
   }
-  void unlock() { mutex_.unlock(); }
+  void unlock() { release(); }
   bool is_locked() const noexcept { return mutex_.is_locked(); }
 
   // Statistics, exact when read with the lock held or idle: helping rounds
@@ -152,8 +168,21 @@ class QdLock {
   static void run_now(F& f) noexcept {
     std::invoke(f);  // noexcept: a throwing delegated operation terminates
   }
+  // The calling ULT or thread (out of line: a ULT may have moved to another
+  // kernel thread since the last call).
+  static const void* caller() noexcept { return weft::this_ult::ref().raw(); }
+  // After taking the mutex: remember the holder, wait for readers (MRQD).
+  void acquired(const void* me) noexcept {
+    holder_.store(me, std::memory_order_relaxed);
+    readers_.drain();
+  }
+  void release() {
+    holder_.store(nullptr, std::memory_order_relaxed);
+    mutex_.unlock();
+  }
 
   TtasLock mutex_;
+  std::atomic<const void*> holder_{nullptr};  // written by the holder; compared by callers with themselves
   Readers readers_;
   std::uint64_t helping_rounds_ = 0;  // holder only
   std::uint64_t helped_ = 0;          // holder only
