@@ -104,6 +104,14 @@ void Worker::trace_unpark(const Task* t) { trace_record(TraceKind::unpark, t->id
 void Worker::trace_run(const Task* from, const Task* to, std::uint8_t why) {
   trace_record(TraceKind::run, from->id, to->id, to->label, why);
 }
+std::uint64_t Worker::trace_scope_begin(std::uint16_t label) {
+  const std::uint64_t id = next_id();  // unique among ULT and scope ids
+  trace_record(TraceKind::scope_begin, id, 0, label, 0);
+  return id;
+}
+void Worker::trace_scope_end(std::uint64_t id) {
+  if (tracing()) trace_record(TraceKind::scope_end, id, 0, 0, 0);
+}
 void Worker::trace_attach(TraceBuffer* buffer) {
   trace_buffer_.store(buffer, std::memory_order_release);
   trace_flag_.store(kTraceSwitch, std::memory_order_release);
@@ -119,6 +127,20 @@ void check_trace_buffer_events(std::size_t events, const char* what) {
                                 std::to_string(trace::kMinBufferEvents) + ".." +
                                 std::to_string(trace::kMaxBufferEvents) + ")");
 }
+
+}  // namespace detail
+
+namespace trace::detail {
+std::uint64_t scope_begin(label name) {
+  weft::detail::Worker* w = weft::detail::tls_worker;
+  return w && w->tracing() ? w->trace_scope_begin(weft::detail::label_id(name)) : 0;
+}
+void scope_end(std::uint64_t id) {
+  if (weft::detail::Worker* w = weft::detail::tls_worker) w->trace_scope_end(id);
+}
+}  // namespace trace::detail
+
+namespace detail {
 
 std::size_t trace_buffer_from_env() {
   const char* v = std::getenv("WEFT_TRACE_BUFFER");
@@ -212,6 +234,7 @@ void start_locked(Session& s, const std::string& path, std::size_t buffer_events
                                 "': cannot write the trace file there: " + std::strerror(errno));
   }
   s.active = true;
+  trace::detail::recording.store(true, std::memory_order_relaxed);
   s.path = path;
   s.capacity = buffer_events;
   s.processes = 0;
@@ -376,6 +399,16 @@ class JsonWriter {
                     "{\"ph\":\"X\",\"name\":\"" + name + "\",\"cat\":\"" + cat + "\"," + where(track) +
                         ",\"ts\":" + number(ts) + ",\"dur\":" + number(dur) + ",\"args\":{" + args + "}}"});
   }
+  // A Scope: an async slice (its own row under the worker in Perfetto, so it
+  // may span the runs of several ULTs).
+  void scope(std::size_t track, std::uint64_t id, std::uint32_t name, std::uint64_t begin, std::uint64_t end,
+             const std::string& args) {
+    const double ts = clock_.us(begin), te = std::max(ts, clock_.us(end));
+    const std::string common = "\"name\":\"" + label(name) + "\",\"cat\":\"scope\",\"id\":" + std::to_string(id) +
+                               "," + where(track);
+    out_.push_back({track, ts, 0, "{\"ph\":\"b\"," + common + ",\"ts\":" + number(ts) + ",\"args\":{" + args + "}}"});
+    out_.push_back({track, te, 3, "{\"ph\":\"e\"," + common + ",\"ts\":" + number(te) + "}"});
+  }
   void instant(std::size_t track, const char* name, const char* cat, std::uint64_t tsc, const std::string& args) {
     const double ts = clock_.us(tsc);
     out_.push_back({track, ts, 1,
@@ -428,6 +461,7 @@ class JsonWriter {
     const char* idle = nullptr;
     std::uint64_t idle_since = 0;
     bool first_run = true;
+    std::map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>> scopes;  // open: id -> (begin, label)
     auto end_ult = [&](std::uint64_t at, const char* ended) {
       std::string args = "\"ult\":" + std::to_string(ult) + ",\"ended\":\"" + ended + "\"";
       if (!ult_known) args += ",\"began_before_trace\":true";
@@ -480,11 +514,22 @@ class JsonWriter {
           if (idle) slice(i, idle, "idle", idle_since, e.tsc, "");
           idle = nullptr;
           break;
+        case TraceKind::scope_begin:
+          scopes[e.a] = {e.tsc, e.c};
+          break;
+        case TraceKind::scope_end: {
+          auto it = scopes.find(e.a);
+          if (it == scopes.end()) break;  // its begin was dropped
+          scope(i, e.a, it->second.second, it->second.first, e.tsc, "");
+          scopes.erase(it);
+          break;
+        }
       }
     }
     const std::uint64_t end = t.live ? stop_tsc : (snap.events.empty() ? coverage_start : snap.events.back().tsc);
     if (ult) end_ult(end, "trace end");
     if (idle) slice(i, idle, "idle", idle_since, end, "\"unfinished\":true");
+    for (const auto& [id, open] : scopes) scope(i, id, open.second, open.first, end, "\"unfinished\":true");
   }
 
   void write_flows() {
@@ -552,21 +597,22 @@ Clock calibrate(const Session& s) {
 namespace trace {
 
 void start(const std::string& path, std::size_t buffer_events) {
-  detail::Session& s = detail::session();
+  weft::detail::Session& s = weft::detail::session();
   std::lock_guard lock(s.mutex);
-  if (buffer_events != 0) detail::check_trace_buffer_events(buffer_events, "weft::trace::start buffer_events");
-  detail::start_locked(s, path, buffer_events, "weft::trace::start path", "WEFT_TRACE_BUFFER");
-  std::lock_guard registry(detail::registry_mutex());
-  for (detail::RuntimeImpl* rt : detail::live_runtimes()) detail::attach_locked(s, *rt);
+  if (buffer_events != 0) weft::detail::check_trace_buffer_events(buffer_events, "weft::trace::start buffer_events");
+  weft::detail::start_locked(s, path, buffer_events, "weft::trace::start path", "WEFT_TRACE_BUFFER");
+  std::lock_guard registry(weft::detail::registry_mutex());
+  for (weft::detail::RuntimeImpl* rt : weft::detail::live_runtimes()) weft::detail::attach_locked(s, *rt);
 }
 
 Summary stop() {
-  using namespace detail;
+  using namespace weft::detail;
   Session& s = session();
   std::lock_guard lock(s.mutex);
   Summary summary;
   if (!s.active) return summary;
   s.active = false;
+  weft::trace::detail::recording.store(false, std::memory_order_relaxed);
   bool any_live = false;
   for (Track& t : s.tracks)
     if (t.live) {
@@ -610,7 +656,7 @@ Summary stop() {
 }
 
 bool active() {
-  detail::Session& s = detail::session();
+  weft::detail::Session& s = weft::detail::session();
   std::lock_guard lock(s.mutex);
   return s.active;
 }

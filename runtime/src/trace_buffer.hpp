@@ -25,6 +25,8 @@ enum class TraceKind : std::uint8_t {
   spin_end,
   sleep_begin,  // ... and goes to sleep on its futex
   sleep_end,
+  scope_begin,  // a = the Scope's id, c = its label
+  scope_end,    // a = the Scope's id
 };
 
 struct TraceEvent {

@@ -6,7 +6,8 @@ Usage: check_trace.py TRACE.json
 Reads the file with Python's json module and checks that every event lies on
 a named worker track, that timestamps never go backwards on a track, that the
 slices (ULT runs, idle spins and sleeps) of a track never overlap, and that
-every flow has one start and one end, each at an event of its track. Prints
+every flow has one start and one end, each at an event of its track, and
+every scope (async slice) one begin and one end on one track. Prints
 key=value lines (counts of slices by label and by how they ended, flows by
 kind, instants, dropped events); exits 1 with the first problems otherwise.
 """
@@ -30,6 +31,7 @@ def main(path):
     slices = collections.defaultdict(list)
     instants = collections.defaultdict(set)
     flows = collections.defaultdict(dict)
+    scopes = collections.defaultdict(dict)
     counts = collections.Counter()
     for e in events:
         ph = e.get("ph")
@@ -58,6 +60,10 @@ def main(path):
             counts["instant_" + e["name"].replace(" ", "_")] += 1
             if e["name"] == "events dropped":
                 counts["dropped_instant"] += e["args"]["dropped"]
+        elif ph in ("b", "e"):
+            if ph in scopes[e["id"]]:
+                problems.append(f"scope {e['id']} has two '{ph}' events")
+            scopes[e["id"]][ph] = e
         elif ph in ("s", "f"):
             if ph in flows[e["id"]]:
                 problems.append(f"flow {e['id']} has two '{ph}' events")
@@ -81,6 +87,14 @@ def main(path):
             problems.append(f"flow {fid} starts at no event of its track: {s}")
         if round(f["ts"], 3) not in starts.get(f_where, set()) and round(f["ts"], 3) not in instants[f_where]:
             problems.append(f"flow {fid} ends at no event of its track: {f}")
+    for sid, pair in scopes.items():
+        if set(pair) != {"b", "e"}:
+            problems.append(f"scope {sid} lacks an end: {pair}")
+            continue
+        b, e = pair["b"], pair["e"]
+        if (b["pid"], b["tid"]) != (e["pid"], e["tid"]) or e["ts"] + EPS < b["ts"]:
+            problems.append(f"scope {sid} ends on another track or before it begins: {b} {e}")
+        counts["scopes_" + b["name"]] += 1
     counts["tracks"] = len(tracks)
     counts["dropped"] = trace["otherData"]["dropped_events"]
     counts["events"] = trace["otherData"]["events"]

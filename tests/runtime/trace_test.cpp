@@ -172,6 +172,32 @@ TEST(Trace, StartAndStopWhileWorkersRecord) {
   for (auto& b : busy) b.join();
 }
 
+// trace::Scope: a named async slice on the worker's track, both ends on one
+// track even when the ULT parks and yields inside; nothing on a plain thread.
+TEST(Trace, ScopesAreNamedSlicesOnTheirWorkersTrack) {
+  const std::string path = temp_path("scopes");
+  Config c = unpinned(2);
+  Runtime rt(c);
+  trace::start(path);
+  { trace::Scope outside(label("plain-thread")); }
+  rt.run([] {
+    for (int i = 0; i < 5; ++i) {
+      trace::Scope phase(label("phase"));
+      this_ult::yield();
+      spawn([] { trace::Scope inner(label("inner")); }).join();
+      this_ult::sleep_for(std::chrono::microseconds(50));  // parks inside the scope
+    }
+  });
+  ASSERT_TRUE(trace::stop().written);
+  { trace::Scope after(label("after-stop")); }
+  const Checked t = check(path);
+  ASSERT_EQ(t.status, 0) << t.output;
+  EXPECT_EQ(t["scopes_phase"], 5) << t.output;
+  EXPECT_EQ(t["scopes_inner"], 5) << t.output;
+  EXPECT_EQ(t["scopes_plain-thread"], 0);
+  std::remove(path.c_str());
+}
+
 // Every spawn overload takes a label.
 TEST(Trace, EverySpawnOverloadNamesItsSlices) {
   const std::string path = temp_path("labels");

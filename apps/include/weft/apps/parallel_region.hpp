@@ -40,6 +40,7 @@
 #include "weft/apps/detail/team_placement.hpp"
 #include "weft/apps/detail/team_shared.hpp"
 #include "weft/apps/schedule.hpp"
+#include "weft/runtime/trace.hpp"
 
 namespace weft {
 
@@ -189,6 +190,7 @@ void parallel(const ParallelOptions& options, Body&& body) {
     }
     detail::TeamShared shared(members, detail::wait_spin_ns());
     auto member = [&](int k) {
+      trace::Scope traced(label("parallel region"));  // a slice in a trace; a load and a branch otherwise
       Team team(shared, k);
       body(team);
     };

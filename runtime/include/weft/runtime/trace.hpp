@@ -15,6 +15,7 @@
 //
 //   weft::spawn(weft::label("bfs-level"), [&] { ... });
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,6 +54,38 @@ Summary stop();
 
 // Whether a trace is being recorded.
 bool active();
+
+namespace detail {
+// Set while a trace records: the one test a Scope makes when none does.
+inline std::atomic<bool> recording{false};
+std::uint64_t scope_begin(label name);  // 0 when the caller is not a traced worker
+void scope_end(std::uint64_t id);
+}  // namespace detail
+
+// A named stretch of the calling ULT's work (a parallel region, a loop
+// chunk, a kernel phase), shown as an async slice on its worker's track:
+//
+//   { weft::trace::Scope scope(weft::label("bfs-level")); ... }
+//
+// Costs one load and a branch when no trace records; nothing is recorded on
+// a plain thread. A started ULT never changes workers, so both ends land on
+// the same track even if the ULT yields or parks inside.
+class Scope {
+ public:
+  explicit Scope(label name) {
+    if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]]
+      id_ = detail::scope_begin(name);
+  }
+  ~Scope() {
+    if (id_) [[unlikely]]
+      detail::scope_end(id_);
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  std::uint64_t id_ = 0;
+};
 
 }  // namespace trace
 }  // namespace weft

@@ -10,6 +10,8 @@
 #include <string>
 #include <type_traits>
 
+#include "weft/runtime/trace.hpp"
+
 namespace weft::detail {
 
 template <class T>
@@ -59,6 +61,7 @@ IndexSpace<common_index_t<B, E>> make_index_space(B begin, E end, const char* co
 // body(i) for the indices of offsets [lo, hi), in increasing order.
 template <loop_index I, class Body>
 inline void run_chunk(const IndexSpace<I>& space, std::uint64_t lo, std::uint64_t hi, Body& body) {
+  trace::Scope traced(label("loop chunk"));  // a slice in a trace; a load and a branch otherwise
   const I last = space.at(hi);
   for (I i = space.at(lo); i != last; ++i) body(i);
 }
