@@ -10,6 +10,7 @@ packages=(
   libhwloc-dev libnuma-dev               # topology, NUMA memory
   libtbb-dev                             # oneTBB baseline
   libgtest-dev libbenchmark-dev          # tests, benchmark timing
+  python3                                # the trace tests read traces with its json module
 )
 # `install-deps.sh plot`: also matplotlib, for scripts/plot.py's figures only.
 if [ "${1:-}" = plot ]; then
