@@ -11,6 +11,7 @@ packages=(
   libtbb-dev                             # oneTBB baseline
   libgtest-dev libbenchmark-dev          # tests, benchmark timing
   python3                                # the trace tests read traces with its json module
+  libopenmpi-dev openmpi-bin             # weft::mpi (mpi/) and its tests under mpirun
 )
 # `install-deps.sh plot`: also matplotlib, for scripts/plot.py's figures only.
 if [ "${1:-}" = plot ]; then

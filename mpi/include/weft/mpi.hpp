@@ -1,0 +1,9 @@
+#pragma once
+// weft::mpi: MPI for ULTs (docs/mpi.md). Link weft::mpi; built when CMake
+// finds an MPI.
+
+#include "weft/mpi/collectives.hpp"
+#include "weft/mpi/environment.hpp"
+#include "weft/mpi/error.hpp"
+#include "weft/mpi/point_to_point.hpp"
+#include "weft/mpi/request.hpp"
