@@ -327,7 +327,14 @@ int omp_set_binding_policy(const char* policy) {
     return 0;
   }
   try {
-    icv.binding_policy = weft::sched::parse_policy(policy);
+    const weft::sched::Policy p = weft::sched::parse_policy(policy);
+    if (p != weft::sched::Policy::None && !runtime_config().pin_workers) {
+      std::fprintf(stderr,
+                   "weft-omp: omp_set_binding_policy: the workers are not pinned (no OMP_PLACES or OMP_PROC_BIND "
+                   "binds the threads): set OMP_PROC_BIND=true or WEFT_PIN=1 to place regions by policy\n");
+      return -1;
+    }
+    icv.binding_policy = p;
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "weft-omp: omp_set_binding_policy: %s\n", e.what());

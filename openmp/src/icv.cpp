@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "fatal.hpp"
+#include "omp_runtime.hpp"
 #include "weft/apps/environment.hpp"
 #include "weft/apps/schedule.hpp"
 #include "weft/sched/cpuset.hpp"
@@ -63,6 +64,7 @@ RunSchedule parse_run_schedule(const std::string& value) {
 }
 
 Settings read_settings() {
+  undo_libgomp_initial_binding();  // before default_worker_count() reads the CPUs
   Settings s;
   Icv& icv = s.initial;
   auto env = [](const char* name) -> const char* { return std::getenv(name); };

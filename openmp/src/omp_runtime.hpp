@@ -29,6 +29,16 @@ namespace weft::omp {
 
 // The configuration the runtime starts with (also checked at load, so that a
 // bad variable stops the program before main()).
+// Under LD_PRELOAD the program still loads libgomp (it names it as a needed
+// library), and libgomp's constructor binds the initial thread to its first
+// place when OMP_PLACES / OMP_PROC_BIND ask for binding, which would make
+// this library see one CPU (sched::allowed_cpus() is the calling thread's
+// mask). libgomp computed its places within the mask the process started
+// with, so where the initial thread is bound to exactly libgomp's first
+// place, this gives it the union of libgomp's places back. Runs once, before
+// the settings or the configuration read the CPUs; a no-op without libgomp.
+void undo_libgomp_initial_binding();
+
 const Config& runtime_config();
 
 // The runtime, started by the first call.

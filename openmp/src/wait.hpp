@@ -9,8 +9,6 @@
 // restore the calling ULT's OpenMP context (context.hpp) before returning:
 // the ULTs that ran on this worker meanwhile set their own.
 
-#include <sched.h>
-
 #include <chrono>
 #include <cstdint>
 
@@ -45,17 +43,7 @@ bool spin_until(const Ready& ready, std::int64_t budget_ns) {
         this_ult::yield();
         if (ready()) return true;
       }
-      if ((round & 127) == 0) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        // The OS thread too: the thread that makes ready() true may share
-        // this CPU (the initial thread is not pinned, the workers are, and
-        // under load the kernel puts it beside a worker); spinning would
-        // keep it off the CPU until the time slice ends, and the waits would
-        // fall into parking at every construct. On a CPU of its own this
-        // returns at once.
-        sched_yield();
-        if (ready()) return true;
-      }
+      if ((round & 127) == 0 && std::chrono::steady_clock::now() >= deadline) return false;
     }
   }
 }

@@ -15,7 +15,9 @@ extern "C" {
  * '_'). The policy may change from one region to the next. NULL or "NONE"
  * restores the default placement. Returns 0, or -1 for an unknown name (a
  * message on stderr names it and lists the valid ones; the policy in force
- * does not change). Like an ICV, the policy is inherited by the tasks the
+ * does not change) or when the workers are not pinned (set OMP_PROC_BIND,
+ * OMP_PLACES or WEFT_PIN=1; without them weft's workers float, as libgomp's
+ * threads do). Like an ICV, the policy is inherited by the tasks the
  * calling task creates. */
 int omp_set_binding_policy(const char* policy);
 
