@@ -54,8 +54,6 @@ class Engine {
   // One MPI_Testsome pass over the outstanding set (lock held).
   void poll_locked();
 
-  std::size_t outstanding_count() const { return outstanding_.size(); }
-
  private:
   void complete_locked(Operation* op, const MPI_Status& status, int error);
   void hand_off_locked();

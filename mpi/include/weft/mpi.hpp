@@ -7,3 +7,4 @@
 #include "weft/mpi/error.hpp"
 #include "weft/mpi/point_to_point.hpp"
 #include "weft/mpi/request.hpp"
+#include "weft/mpi/sample_sort.hpp"
