@@ -4,6 +4,8 @@
 
 #include <malloc.h>
 #include <sched.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,12 +14,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
+
+extern char** environ;
 
 namespace weft::bench {
 
@@ -51,6 +57,45 @@ double status_bytes(const char* field) {
 }
 
 }  // namespace
+
+std::string sibling_executable(const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path p = fs::read_symlink("/proc/self/exe").parent_path() / name;
+  if (!fs::exists(p))
+    throw std::runtime_error(name + " not found next to weft-bench (" + p.string() + "): build the " + name +
+                             " target");
+  return p.string();
+}
+
+ProcessRun run_process(const std::string& path, const std::vector<std::string>& args, char* const* envp) {
+  std::vector<char*> argv{const_cast<char*>(path.c_str())};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int out[2];
+  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  pid_t pid = 0;
+  const double t0 = now_ns();
+  const int err = posix_spawn(&pid, path.c_str(), &fa, nullptr, argv.data(), envp ? envp : environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out[1]);
+  if (err != 0) {
+    close(out[0]);
+    throw std::runtime_error("posix_spawn " + path + " failed");
+  }
+  ProcessRun run;
+  char buf[256];
+  for (ssize_t k; (k = read(out[0], buf, sizeof buf)) > 0;) run.output.append(buf, static_cast<std::size_t>(k));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  run.wall_ns = now_ns() - t0;
+  run.exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return run;
+}
 
 PeakMemory::PeakMemory() {
   malloc_trim(0);

@@ -57,6 +57,21 @@ double now_ns();
 // Resident set size of this process now, in bytes (/proc/self/statm).
 double resident_bytes();
 
+// A helper executable built next to weft-bench (e.g. weft-startup-probe);
+// throws naming the CMake target to build when it is missing.
+std::string sibling_executable(const std::string& name);
+
+// What a helper process printed on stdout, how it ended and how long it took.
+struct ProcessRun {
+  std::string output;
+  bool exited_ok = false;  // exited with status 0
+  double wall_ns = 0;      // spawn to reaped
+};
+// Runs `path args...` with the given environment (nullptr: this process's)
+// and waits for it; throws if it cannot be started.
+ProcessRun run_process(const std::string& path, const std::vector<std::string>& args,
+                       char* const* envp = nullptr);
+
 // The peak memory a piece of work adds: construct it just before the work
 // (it returns freed heap to the system and resets the kernel's peak resident
 // set through /proc/self/clear_refs), read added_bytes() just after.

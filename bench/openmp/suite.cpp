@@ -16,9 +16,6 @@
 //
 // The library is found next to weft-bench's build (../openmp/libweft-omp.so)
 // or where WEFT_OMP_LIBRARY says.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,14 +35,6 @@ namespace fs = std::filesystem;
 
 fs::path self_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
 
-std::string probe_path() {
-  const fs::path p = self_dir() / "weft-omp-probe";
-  if (!fs::exists(p))
-    throw std::runtime_error("weft-omp-probe not found next to weft-bench (" + p.string() +
-                             "): build the weft-omp-probe target");
-  return p.string();
-}
-
 std::string library_path() {
   if (const char* v = std::getenv("WEFT_OMP_LIBRARY")) return v;
   for (const fs::path& p : {self_dir() / "../openmp/libweft-omp.so", self_dir() / "../lib/libweft-omp.so"})
@@ -55,7 +44,7 @@ std::string library_path() {
 
 // Runs the probe for `name` on the given runtime; returns what it printed.
 double run_probe(const std::string& name, bool weft, int reps) {
-  static const std::string probe = probe_path();
+  static const std::string probe = sibling_executable("weft-omp-probe");
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string s = *e;
@@ -66,32 +55,11 @@ double run_probe(const std::string& name, bool weft, int reps) {
   for (auto& s : env) envp.push_back(s.data());
   envp.push_back(nullptr);
   const std::string r = std::to_string(reps);
-  char* argv[] = {const_cast<char*>(probe.c_str()), const_cast<char*>(name.c_str()), const_cast<char*>(r.c_str()),
-                  nullptr};
-  int out[2];
-  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
-  pid_t pid = 0;
-  const int err = posix_spawn(&pid, probe.c_str(), &fa, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  if (err != 0) {
-    close(out[0]);
-    throw std::runtime_error("posix_spawn " + probe + " failed");
-  }
-  std::string text;
-  char buf[256];
-  for (ssize_t k; (k = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(k));
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const ProcessRun run = run_process(probe, {name, r}, envp.data());
   double value = 0;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::sscanf(text.c_str(), "%lf", &value) != 1)
+  if (!run.exited_ok || std::sscanf(run.output.c_str(), "%lf", &value) != 1)
     throw std::runtime_error("weft-omp-probe " + name + (weft ? " (weft)" : " (libgomp)") + " failed (output '" +
-                             text + "')");
+                             run.output + "')");
   return value;
 }
 

@@ -14,9 +14,6 @@
 //  topology: weft's Topology::discover() beside the raw hwloc load it wraps,
 //            and loading a saved topology file (docs/topology-format.md).
 #include <hwloc.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -31,53 +28,19 @@
 #include <weft/sched/topology.hpp>
 #include <weft/sched/topology_io.hpp>
 
-extern char** environ;
-
 namespace weft::bench::startup {
 namespace {
 
-std::string probe_path() {
-  namespace fs = std::filesystem;
-  const fs::path p = fs::read_symlink("/proc/self/exe").parent_path() / "weft-startup-probe";
-  if (!fs::exists(p))
-    throw std::runtime_error("weft-startup-probe not found next to weft-bench (" + p.string() +
-                             "): build the weft-startup-probe target");
-  return p.string();
-}
-
 // One cold start: runs the probe, returns its two times and the process's wall time.
 Measurement cold(const std::string& impl, int workers) {
-  static const std::string probe = probe_path();
-  int out[2];
-  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
+  static const std::string probe = sibling_executable("weft-startup-probe");
   const std::string n = std::to_string(workers);
-  char* argv[] = {const_cast<char*>(probe.c_str()), const_cast<char*>(impl.c_str()), const_cast<char*>(n.c_str()),
-                  nullptr};
-  pid_t pid = 0;
-  const double t0 = now_ns();
-  const int err = posix_spawn(&pid, probe.c_str(), &fa, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  if (err != 0) {
-    close(out[0]);
-    throw std::runtime_error("posix_spawn " + probe + " failed");
-  }
-  std::string text;
-  char buf[256];
-  for (ssize_t k; (k = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(k));
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const double wall = now_ns() - t0;
+  const ProcessRun run = run_process(probe, {impl, n});
   double start = 0, teardown = 0;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || std::sscanf(text.c_str(), "%lf %lf", &start, &teardown) != 2)
-    throw std::runtime_error("weft-startup-probe " + impl + " " + n + " failed (output '" + text + "')");
+  if (!run.exited_ok || std::sscanf(run.output.c_str(), "%lf %lf", &start, &teardown) != 2)
+    throw std::runtime_error("weft-startup-probe " + impl + " " + n + " failed (output '" + run.output + "')");
   Measurement m{start, 1000};
-  m.extra = {{"teardown us", "us", teardown / 1000}, {"process ms", "ms", wall / 1e6}};
+  m.extra = {{"teardown us", "us", teardown / 1000}, {"process ms", "ms", run.wall_ns / 1e6}};
   return m;
 }
 
