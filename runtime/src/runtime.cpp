@@ -8,11 +8,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "futex.hpp"
 #include "runtime_impl.hpp"
@@ -49,6 +52,47 @@ std::uint64_t default_ult_limit(const Config& config) {
   const std::uint64_t by_address_space = (std::uint64_t{1} << 46) / per_stack;
   return std::max<std::uint64_t>(1, std::min(by_memory, by_address_space));
 }
+
+// Topology loaders still running. They are detached, so a runtime's shutdown
+// does not wait for them, but the process does, at exit: hwloc may be inside
+// another library (libX11, through its display plugins) whose destructors run
+// after the atexit handlers, and a loader still in there would race with them.
+// Never destroyed: a loader may finish during static destruction.
+struct RunningLoaders {
+  std::mutex mutex;
+  std::condition_variable done;
+  int count = 0;
+};
+RunningLoaders& running_loaders() {
+  static auto* loaders = new RunningLoaders;
+  return *loaders;
+}
+void wait_for_topology_loaders() {
+  RunningLoaders& l = running_loaders();
+  std::unique_lock lock(l.mutex);
+  l.done.wait(lock, [&l] { return l.count == 0; });
+}
+// Counts one loader thread from its start to its end.
+class LoaderTicket {
+ public:
+  LoaderTicket() {
+    static const bool registered = std::atexit(wait_for_topology_loaders) == 0;
+    (void)registered;
+    std::lock_guard lock(running_loaders().mutex);
+    ++running_loaders().count;
+  }
+  LoaderTicket(LoaderTicket&& other) noexcept : owns_(std::exchange(other.owns_, false)) {}
+  LoaderTicket& operator=(LoaderTicket&&) = delete;
+  ~LoaderTicket() {
+    if (!owns_) return;
+    RunningLoaders& l = running_loaders();
+    std::lock_guard lock(l.mutex);
+    if (--l.count == 0) l.done.notify_all();
+  }
+
+ private:
+  bool owns_ = true;
+};
 }  // namespace
 
 // The loader thread and the runtime share this; whichever is left last frees it.
@@ -101,7 +145,8 @@ void RuntimeImpl::start_topology_loader(std::vector<int> cpus) {
   topology_load_->runtime = this;
   // Detached: a runtime that stops first only tells it so (shutdown()); the
   // machine model it loads stays cached for the process (steal_order.cpp).
-  std::thread([load = topology_load_, config = config_, cpus = std::move(cpus)] {
+  // The process waits for it at exit (LoaderTicket).
+  std::thread([ticket = LoaderTicket{}, load = topology_load_, config = config_, cpus = std::move(cpus)] {
     // SCHED_IDLE: the load must not take a CPU from a worker that wakes up
     // (with normal priority it delayed the first tasks by milliseconds).
     sched_param idle{};
