@@ -54,10 +54,14 @@ void expect_wait_free(const Q& q, std::uint64_t operations) {
 }
 
 // Histories of `rounds` fresh queues: each caller applies `ops` random
-// operations (48% enqueues of caller x 100000 + i); every history must be
-// linearizable as an unbounded FIFO queue.
+// operations (48% enqueues of caller x 100000 + i); no history may be
+// non-linearizable as an unbounded FIFO queue. A history whose operations
+// overlap so much (callers preempted mid-operation on a loaded machine) that
+// the checker gives up is undecided, not a failure; at least 3/4 of the
+// rounds must be decided linearizable.
 template <class Q, class Callers, class Pause>
 void queue_histories(const Callers& callers, int rounds, int ops, ws::PSimConfig cfg, Pause pause) {
+  int undecided = 0;
   for (int round = 0; round < rounds; ++round) {
     Q q(cfg);
     const auto hist = record_history(
@@ -67,9 +71,12 @@ void queue_histories(const Callers& callers, int rounds, int ops, ws::PSimConfig
         },
         pause);
     const std::size_t unbounded = static_cast<std::size_t>(callers.callers()) * static_cast<std::size_t>(ops);
-    ASSERT_TRUE(linearizable(ws::QueueModel<std::uint64_t>(unbounded), hist)) << "history " << round;
+    const auto verdict = ws::check_linearizability(ws::QueueModel<std::uint64_t>(unbounded), hist);
+    ASSERT_NE(verdict.verdict, ws::Verdict::not_linearizable) << "history " << round << ": " << verdict.detail;
+    if (verdict.verdict == ws::Verdict::gave_up) ++undecided;
     expect_wait_free(q, unbounded);
   }
+  EXPECT_LE(4 * undecided, rounds) << undecided << " of " << rounds << " histories undecided";
 }
 
 // `per_worker` ULTs on each worker of `rt` each enqueue `per` distinct values
