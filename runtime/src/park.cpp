@@ -44,9 +44,10 @@ bool park_thread(std::chrono::steady_clock::time_point deadline) {
   // ULT that will unpark us may be on a worker that shares this CPU.
   for (int round = 0; round < 32; ++round) {
     for (int i = 0; i < 64; ++i) {
-      if (self->wake.load(std::memory_order_relaxed) == kToken) {
+      // Acquire on the load itself, not a fence after it: ThreadSanitizer
+      // does not see fences.
+      if (self->wake.load(std::memory_order_acquire) == kToken) {
         self->wake.store(kNoToken, std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_acquire);
         return true;
       }
       cpu_relax();
