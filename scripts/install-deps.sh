@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages weft needs, if any are missing.
 # Used by scripts/demo.sh and scripts/test.sh; safe to run again.
-# With the argument `plot`, also what scripts/plot.py needs (matplotlib).
 set -euo pipefail
 
 packages=(
@@ -11,12 +10,9 @@ packages=(
   libtbb-dev                             # oneTBB baseline
   libgtest-dev libbenchmark-dev          # tests, benchmark timing
   python3                                # the trace tests read traces with its json module
+  python3-matplotlib                     # scripts/plot.py's figures (the plot tests draw them)
   libopenmpi-dev openmpi-bin             # weft::mpi (mpi/) and its tests under mpirun
 )
-# `install-deps.sh plot`: also matplotlib, for scripts/plot.py's figures only.
-if [ "${1:-}" = plot ]; then
-  packages+=(python3-matplotlib)
-fi
 
 missing=()
 for p in "${packages[@]}"; do
