@@ -259,6 +259,8 @@ def plot_bars(args):
     results = Results(args.results)
     cases = results.select(args.cases)
     fig, axes = panel_grid(plt, len(cases), width=4.4, height=0.9 + 0.22 * max(len(results.values[c]) for c in cases))
+    palette = [c for k, c in enumerate(plt.get_cmap("tab10").colors) if k != 3]
+    colour = {}
     for ax, case in zip(axes, cases):
         rows = [(impl, v) for impl, v in results.values[case].items() if v > 0]
         unit = results.unit.get(case, "")
@@ -267,12 +269,13 @@ def plot_bars(args):
             if scale is None:
                 raise SystemExit(f"plot.py: {case}: cannot turn '{unit}' into a throughput")
             rows = [(impl, scale / v) for impl, v in rows]
-            label = "million " + (unit.split("/", 1)[1] if "/" in unit else "operations") + "s per second"
+            label = "million " + (unit.split("/", 1)[1] if "/" in unit else "operations") + "/s"
         else:
             label = unit
-        palette = plt.get_cmap("tab10").colors
         for k, (impl, v) in enumerate(rows):
-            bar = ax.barh(k, v, color="#d62728" if impl.startswith("weft") else palette[k % len(palette)])
+            if impl not in colour:  # one colour per implementation in every panel; red is weft's
+                colour[impl] = "#d62728" if impl.startswith("weft") else palette[len(colour) % len(palette)]
+            bar = ax.barh(k, v, color=colour[impl])
             bar.patches[0].set_gid(f"series-{impl}@{case}")
         ax.set_yticks(range(len(rows)))
         ax.set_yticklabels([r[0] for r in rows], fontsize=7)
@@ -497,6 +500,29 @@ def plot_trace(args):
 FIGURES = [
     ["combining", "{root}/bench/results/combining-2core-run1.txt", "-o", "{out}"],
     ["trace", "{root}/docs/figures/trace-fib.json", "-o", "{out}/trace-fib.svg"],
+    ["scaling", "{root}/bench/results/graph-2core-quick.txt", "--cases", "/kron-16/", "-o", "{out}/graph-kron-16.svg",
+     "--title", "GAP kernels on kron-16 (2-core VM, bench/results/graph-2core-quick.txt): speed-up against workers"],
+    ["scaling", "{root}/bench/results/graph-2core-quick.txt", "--cases", "/urand-16/", "-o", "{out}/graph-urand-16.svg",
+     "--title", "GAP kernels on urand-16 (2-core VM, bench/results/graph-2core-quick.txt): speed-up against workers"],
+    ["scaling", "{root}/bench/results/parallel-2core-loops.txt", "-o", "{out}/parallel-loops.svg",
+     "--title", "parallel loops (2-core VM, bench/results/parallel-2core-loops.txt): speed-up against workers"],
+    ["scaling", "{root}/bench/results/ult-2core-2026-11-23.txt", "--cases", "^fib/", "-o", "{out}/ult-fib.svg",
+     "--title", "fib(30), a task per call (bench/results/ult-2core-2026-11-23.txt)"],
+    ["bars", "{root}/bench/results/parallel-2core-sort-uniform.txt", "-o", "{out}/parallel-sort.svg",
+     "--title", "sorting 256 MiB of random keys on 2 workers (bench/results/parallel-2core-sort-uniform.txt)"],
+    ["bars", "{root}/bench/results/channels-2core-quick.txt", "--cases", "^channels/ult/", "--throughput",
+     "-o", "{out}/channels-ult.svg", "--title", "channels between ULTs (bench/results/channels-2core-quick.txt)"],
+    ["bars", "{root}/bench/results/channels-2core-quick.txt", "--cases", "^channels/(threads|handoff)/",
+     "--throughput", "-o", "{out}/channels-threads.svg",
+     "--title", "channels between threads (bench/results/channels-2core-quick.txt)"],
+    ["bars", "{root}/bench/results/locks-2core-run3-quiet.txt", "--cases", "^locks/(uncontended|ssync|oversub|pq)",
+     "--throughput", "-o", "{out}/locks.svg", "--title", "locks (bench/results/locks-2core-run3-quiet.txt)"],
+    ["bars", "{root}/bench/results/maps-2core-quick.jsonl", "--throughput", "-o", "{out}/maps.svg",
+     "--title", "maps, 2 threads (bench/results/maps-2core-quick.jsonl: a quick run on the loaded VM)"],
+    ["latency", "{root}/docs/figures/latency-2core-vm.txt", "{root}/tests/sched/data/latency-16cpu-kvm-xeon.txt",
+     "-o", "{out}/latency.svg"],
+    ["topology", "{root}/docs/figures/topology-2core-vm.topo", "{root}/docs/figures/topology-16cpu-kvm-xeon.topo",
+     "-o", "{out}/topology.svg"],
 ]
 
 
@@ -538,8 +564,9 @@ def main(argv=None):
     m.add_argument("--title")
     m.set_defaults(run=plot_topology)
     f = sub.add_parser("figures", help="redraw every figure of docs/figures from the committed inputs")
-    f.add_argument("-o", "--output", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
-                                                          "figures"), help="the folder (default docs/figures)")
+    f.add_argument("-o", "--output", default=os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                           "..", "docs", "figures")),
+                   help="the folder (default docs/figures)")
     f.set_defaults(run=plot_figures)
     args = parser.parse_args(argv)
     args.run(args)

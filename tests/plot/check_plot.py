@@ -85,6 +85,26 @@ EXPECTED = {
     **{f"combining-fm-W{w}.svg": [f"series-{a}" for a in COMBINING] + ["series-ideal", "original-weft", "original-PSim"]
        for w in (0, 64, 512, 4096)},
     "trace-fib.svg": ["series-fib", "series-main", "series-sleeper", "series-idle: spin", "series-idle: sleep"],
+    **{f"graph-{g}.svg": [f"series-{impl}@{kernel}/{g}" for kernel in ("bfs", "sssp", "pr", "cc", "cc_sv", "bc", "tc")
+                          for impl in ("weft", "openmp", "ideal")] + [f"series-tbb@{k}/{g}" for k in ("pr", "tc")]
+       for g in ("kron-16", "urand-16")},
+    "parallel-loops.svg": [f"series-{impl}@{loop}" for loop in ("stream-triad", "mandelbrot", "spmv")
+                           for impl in ("weft", "omp static", "tbb auto_partitioner", "ideal")],
+    "ult-fib.svg": [f"series-{impl}@fib" for impl in ("weft", "tbb task_group", "openmp task", "ideal")],
+    "parallel-sort.svg": [f"series-{impl}@sort/uniform-{k}" for k in ("i32", "i64")
+                          for impl in ("weft", "weft stable", "tbb::parallel_sort", "__gnu_parallel::sort", "std::sort")],
+    "channels-ult.svg": [f"series-{impl}@channels/ult/{kind}/{where}" for kind in ("unbuffered", "buffered-64")
+                         for where in ("1w-1p", "2w-1p", "2w-4p") for impl in ("weft", "boost-fiber")],
+    "channels-threads.svg": [f"series-{impl}@channels/{case}" for case in ("threads/unbuffered/1p", "handoff/1pairs")
+                             for impl in ("weft", "weft-unfair", "mutex+condvar")],
+    "locks.svg": [f"series-{impl}@locks/ssync/threads" for impl in ("weft::Mutex", "std::mutex", "MCS", "CLH", "QD lock()")]
+                 + [f"series-{impl}@locks/pq/work32" for impl in ("QD", "CC-Synch", "Osci (ULTs)", "std::mutex")],
+    "maps.svg": [f"series-{impl}@maps/{mix}/2^10" for mix in ("1pct", "50pct")
+                 for impl in ("weft", "weft-clht-lf", "tbb-concurrent_hash_map", "mutex+unordered_map")],
+    "latency.svg": ["heatmap@latency-2core-vm", "heatmap@latency-16cpu-kvm-xeon"],
+    "topology.svg": ["context-0@topology-2core-vm", "context-1@topology-2core-vm",
+                     "context-15@topology-16cpu-kvm-xeon", "group-76.5-9.11.13@topology-16cpu-kvm-xeon",
+                     "group-287-" + ".".join(map(str, range(16))) + "@topology-16cpu-kvm-xeon"],
 }
 
 
