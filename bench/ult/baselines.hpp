@@ -10,6 +10,7 @@
 #pragma once
 
 #include <benchmark/benchmark.h>  // DoNotOptimize, ClobberMemory
+#include <boost/context/detail/fcontext.hpp>
 
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,15 @@ Measurement boost_fiber_yield(int fibers, long iterations);   // boost::this_fib
 // Raw Boost.Context: a ring of `fibers` contexts, each switches to the next
 // `iterations` times (fibers == 2 is a ping-pong). ops = switches.
 Measurement boost_fcontext_switch(int fibers, long iterations);  // detail::jump_fcontext
+#if defined(__x86_64__) && defined(__ELF__)
+#define WEFT_BENCH_HAS_WEFT_SWITCH 1
+// weft's ret-ended copy of jump_fcontext (runtime/src/context_switch_x86_64.S;
+// internal to the runtime library, declared here for its raw-switch row).
+extern "C" boost::context::detail::transfer_t weft_jump_fcontext(boost::context::detail::fcontext_t, void*);
+Measurement weft_fcontext_switch(int fibers, long iterations);
+#else
+#define WEFT_BENCH_HAS_WEFT_SWITCH 0
+#endif
 Measurement boost_context_fiber_switch(int fibers, long iterations);  // context::fiber::resume
 
 // ---- create + join. `one at a time`: create one, join it, `count` times;

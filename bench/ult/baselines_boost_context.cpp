@@ -3,6 +3,9 @@
 // each switching to the next; N == 2 is the classic ping-pong.
 //  * boost_fcontext_switch: boost::context::detail::jump_fcontext, the
 //    assembly primitive (no bookkeeping at all);
+//  * weft_fcontext_switch: the same ring on weft's copy of it, which returns
+//    with `ret` (runtime/src/context_switch.hpp says why): the floor under
+//    weft's own yield on x86-64;
 //  * boost_context_fiber_switch: boost::context::fiber::resume, the public
 //    call/cc-style API on top of it.
 #include <boost/context/detail/fcontext.hpp>
@@ -20,6 +23,7 @@ namespace {
 
 namespace ctx = boost::context;
 namespace cd = boost::context::detail;
+using JumpFn = cd::transfer_t (*)(cd::fcontext_t, void*);
 
 // State shared by the contexts of one fcontext ring.
 struct FRing {
@@ -39,6 +43,7 @@ struct FArg {
 // was started by the measuring thread and returns to it at the end; the
 // others stay suspended and their stacks are simply freed (nothing on them
 // needs destroying).
+template <JumpFn Jump>
 void fring_entry(cd::transfer_t t) {
   auto* a = static_cast<FArg*>(t.data);
   FRing& r = *a->ring;
@@ -51,16 +56,15 @@ void fring_entry(cd::transfer_t t) {
   FArg* next_arg = a + (next - i);  // args live in one array
   for (long k = 0; k < r.iterations; ++k) {
     ++r.switches;  // before the jump: contexts 1..n-1 never return from their last one
-    cd::transfer_t back = cd::jump_fcontext(r.handle[next], next_arg);
+    cd::transfer_t back = Jump(r.handle[next], next_arg);
     r.handle[prev] = back.fctx;
   }
-  cd::jump_fcontext(r.main, nullptr);  // only context 0 gets here
+  Jump(r.main, nullptr);  // only context 0 gets here
   __builtin_unreachable();
 }
 
-}  // namespace
-
-Measurement boost_fcontext_switch(int fibers, long iterations) {
+template <JumpFn Jump>
+Measurement fcontext_ring(int fibers, long iterations) {
   if (fibers < 2) throw std::invalid_argument("fcontext ring needs >= 2 contexts");
   ctx::fixedsize_stack salloc(64 * 1024);
   FRing ring;
@@ -71,11 +75,11 @@ Measurement boost_fcontext_switch(int fibers, long iterations) {
   std::vector<FArg> args;
   for (int i = 0; i < fibers; ++i) {
     stacks.push_back(salloc.allocate());
-    ring.handle[i] = cd::make_fcontext(stacks.back().sp, stacks.back().size, fring_entry);
+    ring.handle[i] = cd::make_fcontext(stacks.back().sp, stacks.back().size, fring_entry<Jump>);
     args.push_back({&ring, i});
   }
   const double t0 = now_ns();
-  cd::jump_fcontext(ring.handle[0], &args[0]);
+  Jump(ring.handle[0], &args[0]);
   const double t1 = now_ns();
   for (auto& s : stacks) salloc.deallocate(s);
   const long expected = static_cast<long>(fibers) * iterations;
@@ -85,6 +89,18 @@ Measurement boost_fcontext_switch(int fibers, long iterations) {
                              " switches, expected " + std::to_string(expected));
   return {t1 - t0, static_cast<double>(expected)};
 }
+
+}  // namespace
+
+Measurement boost_fcontext_switch(int fibers, long iterations) {
+  return fcontext_ring<cd::jump_fcontext>(fibers, iterations);
+}
+
+#if WEFT_BENCH_HAS_WEFT_SWITCH
+Measurement weft_fcontext_switch(int fibers, long iterations) {
+  return fcontext_ring<weft_jump_fcontext>(fibers, iterations);
+}
+#endif
 
 Measurement boost_context_fiber_switch(int fibers, long iterations) {
   if (fibers < 2) throw std::invalid_argument("fiber ring needs >= 2 fibers");

@@ -59,6 +59,9 @@ std::vector<Case> ult_cases(const Options& o) {
     c.add("boost.fiber yield", [=] { return boost_fiber_yield(fibers, it); });
     c.add("boost.context fiber::resume", [=] { return boost_context_fiber_switch(fibers, it); });
     c.add("boost.context jump_fcontext", [=] { return boost_fcontext_switch(fibers, it); });
+#if WEFT_BENCH_HAS_WEFT_SWITCH
+    c.add("weft_jump_fcontext (raw)", [=] { return weft_fcontext_switch(fibers, it); });
+#endif
     cases.push_back(std::move(c));
   }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "context_switch.hpp"
 #include "futex.hpp"
 #include "node_memory_cache.hpp"
 #include "runtime_impl.hpp"
@@ -168,7 +169,7 @@ WEFT_ALWAYS_INLINE void Worker::switch_to(Task* next, PostSwitch action) {
   current_ = next;
   ++switches_;
   sanitizer::start_switch(prev, action == PostSwitch::finish, next, stacks_.usable_bytes());
-  bctx::transfer_t t = bctx::jump_fcontext(next->ctx, prev);
+  bctx::transfer_t t = jump_context(next->ctx, prev);
   resume(t.fctx, static_cast<Task*>(t.data));
 }
 

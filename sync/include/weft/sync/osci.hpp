@@ -280,17 +280,21 @@ class Osci {
   int core_index() const {
     int w = current_worker_index();
     if (w < 0) w = current_thread_ordinal();
-    return w % ncores_;
+    return w < ncores_ ? w : w % ncores_;  // no division in the common case
   }
   static int default_cores() noexcept {
     const unsigned n = std::thread::hardware_concurrency();
     return n ? static_cast<int>(n) : 1;
   }
 
+  // Three lines: Tail (swapped by every director), the object and the round
+  // counts (written by whoever combines), and what every apply reads
+  // (read-mostly), so that an apply's reads never pull the line a combiner on
+  // another core is writing.
   alignas(cache_line_size) std::atomic<ListNode*> tail_{nullptr};
   alignas(cache_line_size) Seq seq_;
-  detail::CombineBound bound_;
   detail::StatsCounter stats_;
+  alignas(cache_line_size) detail::CombineBound bound_;
   int ncores_;
   std::unique_ptr<AnnounceSlot[]> announce_;
   detail::NodeArena<ListNode> arena_;
