@@ -67,6 +67,23 @@ Request iallreduce(std::span<T> data, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD)
   });
 }
 
+// MPI_Iallgather: every rank contributes `send` (the same size on all);
+// `result` (size(comm) times that) receives rank r's block at r * send.size().
+template <class T>
+Request iallgather(std::span<const T> send, std::span<T> result, MPI_Comm comm = MPI_COMM_WORLD) {
+  const auto ranks = static_cast<std::size_t>(size(comm));
+  if (result.size() != send.size() * ranks) {
+    detail::throw_bad_argument("iallgather", "result has " + std::to_string(result.size()) +
+                                                 " elements, not send's " + std::to_string(send.size()) + " times " +
+                                                 std::to_string(ranks) + " ranks");
+  }
+  const detail::ElementType t = detail::element_type<T>();
+  const int count = detail::to_count(send.size(), t, "iallgather");
+  return detail::post(std::make_unique<detail::Operation>(), "MPI_Iallgather", [&](MPI_Request* h) {
+    return MPI_Iallgather(send.data(), count, t.type, result.data(), count, t.type, comm, h);
+  });
+}
+
 // MPI_Ialltoall: `send` holds size(comm) equal blocks, block r for rank r;
 // `result` (the same size) receives block s from rank s.
 template <class T>
