@@ -5,9 +5,17 @@
 // member created, run meanwhile), then park on a key of the parking lot until
 // a notifier of that key wakes it.
 //
+// A waiter whose CPU another of the library's threads last waited on (the
+// thread it waits for may be the one kept off the CPU by this spin:
+// waiter_cpus.hpp) does not spin beside it: a worker moves itself to another
+// CPU, a plain thread gives its CPU up (sched_yield) every few pauses. A
+// waiter alone on its CPU never enters the kernel while it spins.
+//
 // Every switch away from a ULT happens inside these two functions, so they
 // restore the calling ULT's OpenMP context (context.hpp) before returning:
 // the ULTs that ran on this worker meanwhile set their own.
+
+#include <sched.h>
 
 #include <chrono>
 #include <cstdint>
@@ -16,10 +24,15 @@
 #include "countdown.hpp"
 #include "omp_runtime.hpp"
 #include "parking_lot.hpp"
+#include "waiter_cpus.hpp"
 #include "weft/runtime/this_ult.hpp"
 #include "weft/sched/cpu.hpp"
 
 namespace weft::omp {
+
+// Yields of a CPU shared with another of the library's threads before the
+// waiter parks instead.
+inline constexpr int kSharedCpuYields = 16;
 
 // True as soon as ready() is; false once budget_ns have passed without it.
 template <class Ready>
@@ -35,6 +48,9 @@ bool spin_until(const Ready& ready, std::int64_t budget_ns) {
   }
   if (budget_ns <= 0) return false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(budget_ns);
+  int cpu = note_waiting_cpu();
+  bool shared_cpu = cpu_shared_with_another(cpu);
+  int os_yields = 0;
   for (unsigned round = 1;; ++round) {
     sched::cpu_relax();
     if (ready()) return true;
@@ -43,7 +59,24 @@ bool spin_until(const Ready& ready, std::int64_t budget_ns) {
         this_ult::yield();
         if (ready()) return true;
       }
-      if ((round & 127) == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+      if ((round & 127) == 0) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        cpu = note_waiting_cpu();
+        shared_cpu = cpu_shared_with_another(cpu);
+      }
+      if (shared_cpu) {
+        if (leave_shared_cpu(cpu)) {
+          cpu = note_waiting_cpu();
+          shared_cpu = cpu_shared_with_another(cpu);
+        } else {
+          // The kernel may run this thread again at once (CFS lets a yielder
+          // that has had less CPU time go on): after a few yields in vain,
+          // park, which lets the partner run for certain.
+          if (++os_yields > kSharedCpuYields) return false;
+          sched_yield();
+        }
+        if (ready()) return true;
+      }
     }
   }
 }
