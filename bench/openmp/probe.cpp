@@ -22,7 +22,13 @@
 //                                      call; a task-parallel mergesort of
 //                                      2^20 ints; a task per node of a
 //                                      2^18-node binary tree)
+//   one-cpu/<case>                    (<case> with the process bound to its
+//                                      first allowed CPU and 2 threads: the
+//                                      members share one CPU, as the kernel
+//                                      may make them under load)
 #include <omp.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -423,8 +429,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: weft-omp-probe <group/case> [reps]\n");
     return 2;
   }
-  const std::string name = argv[1];
+  std::string name = argv[1];
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+  if (name.rfind("one-cpu/", 0) == 0) {
+    // Bound before either runtime reads the CPUs: bind, then run again.
+    if (!std::getenv("WEFT_OMP_PROBE_ONE_CPU")) {
+      cpu_set_t allowed, one;
+      CPU_ZERO(&one);
+      if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 2;
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &allowed)) {
+          CPU_SET(c, &one);
+          break;
+        }
+      if (sched_setaffinity(0, sizeof one, &one) != 0) return 2;
+      setenv("WEFT_OMP_PROBE_ONE_CPU", "1", 1);
+      setenv("OMP_NUM_THREADS", "2", 1);
+      execv("/proc/self/exe", argv);
+      std::perror("weft-omp-probe: execv");
+      return 2;
+    }
+    name = name.substr(8);
+  }
   if (const char* d = std::getenv("WEFT_OMP_PROBE_DELAY")) delay_length = std::atoi(d);
   const std::size_t slash = name.find('/');
   const std::string group = name.substr(0, slash), c = slash == std::string::npos ? "" : name.substr(slash + 1);
