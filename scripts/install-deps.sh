@@ -12,6 +12,7 @@ packages=(
   python3                                # the trace tests read traces with its json module
   python3-matplotlib                     # scripts/plot.py's figures (the plot tests draw them)
   libopenmpi-dev openmpi-bin             # weft::mpi (mpi/) and its tests under mpirun
+  gettext libpomp2-doc libopenblas0-openmp libblas-dev  # OpenMP code nobody here wrote, for openmp.foreign.* (msgmerge, opari2's example, OpenBLAS)
 )
 
 missing=()
