@@ -83,13 +83,21 @@ class TaskContext {
   Team* cached_team = nullptr;       // the team object of this task's last region, reused
 };
 
-// The context of the calling ULT or thread (the initial task of a plain
-// thread, made on first use).
-TaskContext& current();
-
 // The thread-local pointer behind current() (set by the entry points that
 // start OpenMP code on a ULT).
 extern __attribute__((tls_model("initial-exec"))) thread_local TaskContext* tls_context;
+
+// The initial task of the calling plain thread (level 0, a team of one),
+// made on first use; it becomes the thread's current context.
+TaskContext& initial_context();
+
+// The context of the calling ULT or thread (the initial task of a plain
+// thread, made on first use). Inline: every entry point asks.
+inline TaskContext& current() {
+  if (TaskContext* c = tls_context) [[likely]]
+    return *c;
+  return initial_context();
+}
 
 inline TaskContext* set_current(TaskContext* c) noexcept {
   TaskContext* old = tls_context;

@@ -256,12 +256,6 @@ TaskContext& initial_context() {
   return c;
 }
 
-TaskContext& current() {
-  if (TaskContext* c = tls_context) [[likely]]
-    return *c;
-  return initial_context();
-}
-
 int thread_num_of(const TaskContext& c) noexcept {
   if (!c.on_own_ult) return c.thread_num;
   const Team& t = *c.team;
@@ -355,10 +349,7 @@ void team_barrier(TaskContext& self) {
   });
 }
 
-TaskContext& implicit_task(const char* entry) {
-  TaskContext& c = current();
-  if (c.member) [[likely]]
-    return c;
+void not_in_implicit_task(const char* entry) {
   fatal(entry,
         "called inside an explicit task; worksharing constructs, barriers and ordered regions bind to the "
         "implicit task of a team member and may not be nested in a task region (OpenMP 5.2 §17)");

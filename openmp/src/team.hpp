@@ -96,9 +96,6 @@ struct Team {
   static void destroy(Team* t);
 };
 
-// The initial task of the calling plain thread (level 0, a team of one).
-TaskContext& initial_context();
-
 // Starts a region: resolves nothing (num_threads is final), sets the team up
 // for `encountering`, starts members 1..n-1 and makes the caller member 0
 // (current() is its implicit task). `prepare(team)`, when given, runs before
@@ -116,8 +113,16 @@ int resolve_num_threads(const TaskContext& encountering, unsigned specified, uns
 // The team barrier, for an implicit task `self` (waits for its child tasks first).
 void team_barrier(TaskContext& self);
 
+// Stops the program: `entry` was called inside an explicit task.
+[[noreturn]] void not_in_implicit_task(const char* entry);
+
 // The implicit task of the caller, or a clear failure naming `entry` when the
 // caller is an explicit task (worksharing and barriers bind to implicit tasks).
-TaskContext& implicit_task(const char* entry);
+inline TaskContext& implicit_task(const char* entry) {
+  TaskContext& c = current();
+  if (c.member) [[likely]]
+    return c;
+  not_in_implicit_task(entry);
+}
 
 }  // namespace weft::omp
