@@ -10,6 +10,15 @@ install(TARGETS weft weft_apps weft_sync weft_runtime weft_sched
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/weft/weft.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/weft)
 install(EXPORT weftTargets NAMESPACE weft:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+# The optional component mpi (weft::mpi, its headers): its own export set, so
+# that only find_package(weft COMPONENTS mpi) looks for MPI.
+if(TARGET weft_mpi)
+  install(TARGETS weft_mpi EXPORT weftMpiTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY mpi/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT weftMpiTargets NAMESPACE weft:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+endif()
 configure_package_config_file(cmake/weftConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)

@@ -1,5 +1,6 @@
 # Script mode: build and run a tiny program against weft the way a user does.
-#   MODE=find_package     install weft, build the consumer with find_package(weft), run it.
+#   MODE=find_package     install weft, build the consumer with find_package(weft), run it
+#                         (find_package_mpi: the same, the consumer asking for COMPONENTS mpi).
 #   MODE=add_subdirectory configure a project that embeds weft's source tree with the
 #                         test-only packages disabled (tests, benchmarks and tools must
 #                         default to off), and check that it installs nothing of weft's.
@@ -11,7 +12,7 @@ function(step)
   endif()
   message(STATUS "${out}")
 endfunction()
-if(MODE STREQUAL "find_package")
+if(MODE STREQUAL "find_package" OR MODE STREQUAL "find_package_mpi")
   step(${CMAKE_COMMAND} --install ${WEFT_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
   step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
@@ -30,5 +31,5 @@ elseif(MODE STREQUAL "add_subdirectory")
     message(FATAL_ERROR "an embedded weft installed files: ${installed}")
   endif()
 else()
-  message(FATAL_ERROR "run_consumer.cmake: MODE='${MODE}' is not find_package or add_subdirectory")
+  message(FATAL_ERROR "run_consumer.cmake: MODE='${MODE}' is not find_package, find_package_mpi or add_subdirectory")
 endif()
