@@ -106,11 +106,14 @@ void Worker::trace_run(const Task* from, const Task* to, std::uint8_t why) {
 }
 std::uint64_t Worker::trace_scope_begin(std::uint16_t label) {
   const std::uint64_t id = next_id();  // unique among ULT and scope ids
-  trace_record(TraceKind::scope_begin, id, 0, label, 0);
+  trace_record(TraceKind::scope_begin, id, current_ ? current_->id : 0, label, 0);
   return id;
 }
 void Worker::trace_scope_end(std::uint64_t id) {
   if (tracing()) trace_record(TraceKind::scope_end, id, 0, 0, 0);
+}
+void Worker::trace_scope_arg(std::uint64_t id, std::uint16_t key, std::uint64_t value) {
+  if (tracing()) trace_record(TraceKind::scope_arg, id, value, key, 0);
 }
 void Worker::trace_attach(TraceBuffer* buffer) {
   trace_buffer_.store(buffer, std::memory_order_release);
@@ -137,6 +140,9 @@ std::uint64_t scope_begin(label name) {
 }
 void scope_end(std::uint64_t id) {
   if (weft::detail::Worker* w = weft::detail::tls_worker) w->trace_scope_end(id);
+}
+void scope_arg(std::uint64_t id, label key, std::uint64_t value) {
+  if (weft::detail::Worker* w = weft::detail::tls_worker) w->trace_scope_arg(id, weft::detail::label_id(key), value);
 }
 }  // namespace trace::detail
 
@@ -461,7 +467,12 @@ class JsonWriter {
     const char* idle = nullptr;
     std::uint64_t idle_since = 0;
     bool first_run = true;
-    std::map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>> scopes;  // open: id -> (begin, label)
+    struct OpenScope {
+      std::uint64_t begin;
+      std::uint32_t label;
+      std::string args;  // "ult":N and each Scope::arg
+    };
+    std::map<std::uint64_t, OpenScope> scopes;
     auto end_ult = [&](std::uint64_t at, const char* ended) {
       std::string args = "\"ult\":" + std::to_string(ult) + ",\"ended\":\"" + ended + "\"";
       if (!ult_known) args += ",\"began_before_trace\":true";
@@ -515,12 +526,18 @@ class JsonWriter {
           idle = nullptr;
           break;
         case TraceKind::scope_begin:
-          scopes[e.a] = {e.tsc, e.c};
+          scopes[e.a] = {e.tsc, e.c, "\"ult\":" + std::to_string(e.b)};
           break;
+        case TraceKind::scope_arg: {
+          auto it = scopes.find(e.a);
+          if (it != scopes.end())  // else its begin was dropped
+            it->second.args += ",\"" + label(e.c) + "\":" + std::to_string(e.b);
+          break;
+        }
         case TraceKind::scope_end: {
           auto it = scopes.find(e.a);
           if (it == scopes.end()) break;  // its begin was dropped
-          scope(i, e.a, it->second.second, it->second.first, e.tsc, "");
+          scope(i, e.a, it->second.label, it->second.begin, e.tsc, it->second.args);
           scopes.erase(it);
           break;
         }
@@ -529,7 +546,7 @@ class JsonWriter {
     const std::uint64_t end = t.live ? stop_tsc : (snap.events.empty() ? coverage_start : snap.events.back().tsc);
     if (ult) end_ult(end, "trace end");
     if (idle) slice(i, idle, "idle", idle_since, end, "\"unfinished\":true");
-    for (const auto& [id, open] : scopes) scope(i, id, open.second, open.first, end, "\"unfinished\":true");
+    for (const auto& [id, open] : scopes) scope(i, id, open.label, open.begin, end, open.args + ",\"unfinished\":true");
   }
 
   void write_flows() {

@@ -25,8 +25,9 @@ enum class TraceKind : std::uint8_t {
   spin_end,
   sleep_begin,  // ... and goes to sleep on its futex
   sleep_end,
-  scope_begin,  // a = the Scope's id, c = its label
+  scope_begin,  // a = the Scope's id, b = the ULT that opened it (0: none), c = its label
   scope_end,    // a = the Scope's id
+  scope_arg,    // a = the Scope's id, b = the value, c = the key's label (Scope::arg)
 };
 
 struct TraceEvent {

@@ -128,6 +128,7 @@ class Worker final {
   void trace_unpark(const Task* t);                 // owner thread
   std::uint64_t trace_scope_begin(std::uint16_t label);  // owner thread; the scope's id
   void trace_scope_end(std::uint64_t id);                // owner thread
+  void trace_scope_arg(std::uint64_t id, std::uint16_t key, std::uint64_t value);  // owner thread
   void trace_run(const Task* from, const Task* to, std::uint8_t why);  // owner thread; why: a PostSwitch or kTraceInlineJoin
   // Any thread, under the trace session's lock: gives the worker a buffer
   // and sets the flag, or clears the flag (the buffer stays until replaced).

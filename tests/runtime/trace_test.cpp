@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "test_support.hpp"
+#include "trace_checker.hpp"
 
 namespace weft {
 namespace {
@@ -31,44 +32,11 @@ constexpr int kChildren = 8, kParks = 4;
 constexpr int kChildren = 32, kParks = 8;
 #endif
 
-Config unpinned(int workers) {
-  Config c;
-  c.workers = workers;
-  c.pin_workers = false;
-  return c;
-}
+using testing::temp_path;
+using testing::unpinned;
 
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "weft_trace_" + name + "_" + std::to_string(getpid()) + ".json";
-}
-
-// check_trace.py's verdict and counts (key=value lines).
-struct Checked {
-  int status = -1;
-  std::string output;
-  std::map<std::string, long> counts;
-  long operator[](const std::string& key) const {
-    auto it = counts.find(key);
-    return it == counts.end() ? 0 : it->second;
-  }
-};
-
-Checked check(const std::string& path) {
-  Checked c;
-  const std::string command = "python3 " WEFT_TRACE_CHECKER " '" + path + "' 2>&1";
-  std::FILE* p = popen(command.c_str(), "r");
-  if (!p) return c;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) c.output += buf;
-  c.status = pclose(p);
-  std::istringstream lines(c.output);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto eq = line.find('=');
-    if (eq != std::string::npos && line.rfind("PROBLEM", 0) != 0) c.counts[line.substr(0, eq)] = std::stol(line.substr(eq + 1));
-  }
-  return c;
-}
+using Checked = testing::TraceCounts;
+Checked check(const std::string& path) { return testing::check_trace(path); }
 
 // Root: spawns kChildren "child" ULTs; kParks times, waits until every child
 // has parked and unparks them all; then joins them. Each child runs
@@ -183,6 +151,7 @@ TEST(Trace, ScopesAreNamedSlicesOnTheirWorkersTrack) {
   rt.run([] {
     for (int i = 0; i < 5; ++i) {
       trace::Scope phase(label("phase"));
+      phase.arg(label("round"), static_cast<std::uint64_t>(i));
       this_ult::yield();
       spawn([] { trace::Scope inner(label("inner")); }).join();
       this_ult::sleep_for(std::chrono::microseconds(50));  // parks inside the scope
@@ -194,6 +163,9 @@ TEST(Trace, ScopesAreNamedSlicesOnTheirWorkersTrack) {
   ASSERT_EQ(t.status, 0) << t.output;
   EXPECT_EQ(t["scopes_phase"], 5) << t.output;
   EXPECT_EQ(t["scopes_inner"], 5) << t.output;
+  EXPECT_EQ(t["scopes_phase.round"], 0 + 1 + 2 + 3 + 4) << t.output;  // Scope::arg, summed by the checker
+  EXPECT_EQ(t["scopes_phase.by_ult"], 5) << t.output;                  // each names the ULT that opened it
+  EXPECT_EQ(t["scopes_inner.by_ult"], 5) << t.output;
   EXPECT_EQ(t["scopes_plain-thread"], 0);
   std::remove(path.c_str());
 }

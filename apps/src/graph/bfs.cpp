@@ -14,6 +14,7 @@
 #include "weft/apps/graph/detail/frontier.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
 #include "weft/apps/parallel_region.hpp"
+#include "weft/runtime/trace.hpp"
 
 namespace weft::graph {
 namespace {
@@ -22,9 +23,13 @@ using detail::Bitmap;
 using detail::QueueBuffer;
 using detail::SlidingQueue;
 
-// The parallel steps of detail::direction_optimizing_bfs on weft.
+// The parallel steps of detail::direction_optimizing_bfs on weft. In a trace
+// each level is a slice ("bfs top-down step" / "bfs bottom-up step", with its
+// level, and the frontier it started from or the vertices it woke), and so
+// is each change of direction ("bfs to bottom-up" / "bfs to top-down").
 struct WeftSteps {
   const CSRGraph& g;
+  std::uint64_t level = 0;
 
   void init(NodeId* parent) {
     weft::parallel_for(NodeId{0}, g.num_nodes(), [&](NodeId u) { parent[u] = detail::unvisited_parent(g, u); },
@@ -34,6 +39,9 @@ struct WeftSteps {
   // Top-down: a region whose members share the window adaptively, each
   // appending what it claims through its own buffer. Returns m_f.
   EdgeOffset top_down(NodeId* parent, SlidingQueue<NodeId>& queue) {
+    trace::Scope phase(label("bfs top-down step"));
+    phase.arg(label("level"), level++);
+    phase.arg(label("frontier"), queue.size());
     std::atomic<EdgeOffset> scout{0};
     weft::parallel([&](Team& team) {
       QueueBuffer<NodeId> next(queue);
@@ -50,18 +58,24 @@ struct WeftSteps {
 
   // Bottom-up: a reduction over the bitmap's words (each written once).
   std::int64_t bottom_up(NodeId* parent, const Bitmap& front, Bitmap& next) {
-    return weft::parallel_reduce(std::size_t{0}, front.num_words(), std::int64_t{0}, [&](std::size_t w) {
+    trace::Scope phase(label("bfs bottom-up step"));
+    phase.arg(label("level"), level++);
+    const std::int64_t awake = weft::parallel_reduce(std::size_t{0}, front.num_words(), std::int64_t{0}, [&](std::size_t w) {
       return detail::bottom_up_word(g, parent, front, next, w);
     }, std::plus<>{});
+    phase.arg(label("awake"), static_cast<std::uint64_t>(awake));
+    return awake;
   }
 
   void queue_to_bitmap(const SlidingQueue<NodeId>& queue, Bitmap& bm) {
+    trace::Scope phase(label("bfs to bottom-up"));
     bm.reset();
     weft::parallel_for(queue.window_begin(), queue.window_end(),
                        [&](std::size_t i) { bm.set_atomic(static_cast<std::size_t>(queue[i])); });
   }
 
   void bitmap_to_queue(const Bitmap& bm, SlidingQueue<NodeId>& queue) {
+    trace::Scope phase(label("bfs to top-down"));
     weft::parallel([&](Team& team) {
       QueueBuffer<NodeId> out(queue);
       team.for_each(std::size_t{0}, bm.num_words(), [&](std::size_t w) {

@@ -12,6 +12,7 @@
 
 #include "weft/apps/graph/detail/pagerank_steps.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
+#include "weft/runtime/trace.hpp"
 
 namespace weft::graph {
 namespace {
@@ -60,6 +61,8 @@ PageRankResult pagerank(const CSRGraph& g, const PageRankOptions& options) {
     weft::parallel_for(NodeId{0}, n, [&](NodeId u) { contrib[u] = detail::contribution(g, u, init); }, schedule_static());
     float* scores = r.scores.data();
     for (r.iterations = 1; ; ++r.iterations) {
+      trace::Scope phase(label("pagerank iteration"));  // a slice per iteration in a trace
+      phase.arg(label("iteration"), static_cast<std::uint64_t>(r.iterations));
       const float* from = contrib.data();
       float* to = next.data();
       r.change = weft::parallel_reduce(NodeId{0}, n, 0.0, [&](NodeId u) {

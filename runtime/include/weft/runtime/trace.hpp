@@ -60,6 +60,7 @@ namespace detail {
 inline std::atomic<bool> recording{false};
 std::uint64_t scope_begin(label name);  // 0 when the caller is not a traced worker
 void scope_end(std::uint64_t id);
+void scope_arg(std::uint64_t id, label key, std::uint64_t value);
 }  // namespace detail
 
 // A named stretch of the calling ULT's work (a parallel region, a loop
@@ -69,7 +70,10 @@ void scope_end(std::uint64_t id);
 //
 // Costs one load and a branch when no trace records; nothing is recorded on
 // a plain thread. A started ULT never changes workers, so both ends land on
-// the same track even if the ULT yields or parks inside.
+// the same track even if the ULT yields or parks inside. The slice's
+// arguments name the ULT that opened it ("ult") and whatever arg() added:
+//
+//   scope.arg(weft::label("frontier"), queue.size());
 class Scope {
  public:
   explicit Scope(label name) {
@@ -82,6 +86,13 @@ class Scope {
   }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
+
+  // Adds "key": value to the slice's arguments (a later arg with the same
+  // key shadows it in the viewer); nothing when the scope records nothing.
+  void arg(label key, std::uint64_t value) {
+    if (id_) [[unlikely]]
+      detail::scope_arg(id_, key, value);
+  }
 
  private:
   std::uint64_t id_ = 0;

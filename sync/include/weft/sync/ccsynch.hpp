@@ -78,6 +78,7 @@ class CCSynch {
     if (cur->completed) return cur->ret;  // lines 12-13: served by a combiner
 
     // Combiner (lines 14-23).
+    detail::CombineRound round(stats_);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     Node* p = cur;
@@ -89,7 +90,7 @@ class CCSynch {
       p->wait.store(false, std::memory_order_release);  // p's owner may now reuse p
       p = pn;
     }
-    stats_.add_round(counter);  // before the hand-off: one writer at a time
+    round.served(counter);  // before the hand-off: one writer at a time
     p->wait.store(false, std::memory_order_release);  // line 22: p's owner is the next combiner
     return cur->ret;
   }

@@ -24,6 +24,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "weft/runtime/trace.hpp"
+
 namespace weft::sync {
 
 // A sequential object: plain single-threaded code, `Result apply(const Op&)`.
@@ -86,6 +88,26 @@ class StatsCounter {
  private:
   std::atomic<std::uint64_t> rounds_{0};
   std::atomic<std::uint64_t> requests_{0};
+};
+
+// One combiner's turn, from taking the role to handing it on: counted in the
+// object's StatsCounter and, while a trace records, a "combine" slice on the
+// combiner's worker track whose arguments say which ULT combined ("ult") and
+// how many requests it served ("served"). The algorithms (CC-Synch,
+// DSM-Synch, H-Synch, flat combining, Oyama, Osci) open one where their
+// combiner loop begins; PSim marks its attempts itself (psim_engine.hpp).
+class CombineRound {
+ public:
+  explicit CombineRound(StatsCounter& stats) : stats_(stats), slice_(label("combine")) {}
+  // At the end of the turn, before the role is handed on (one writer at a time).
+  void served(std::uint64_t requests) {
+    stats_.add_round(requests);
+    slice_.arg(label("served"), requests);
+  }
+
+ private:
+  StatsCounter& stats_;
+  trace::Scope slice_;
 };
 
 // Resolves CombiningConfig::max_combine against the live handle count.

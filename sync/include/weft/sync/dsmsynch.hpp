@@ -78,6 +78,7 @@ class DSMSynch {
       if (my->completed) return my->ret;                          // line 14
     }
     // Combiner (lines 16-31).
+    detail::CombineRound round(stats_);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     Node* p = my;
@@ -93,7 +94,7 @@ class DSMSynch {
       if (pn == nullptr || pn->next.load(std::memory_order_acquire) == nullptr || counter >= h_bound) break;
       p = pn;
     }
-    stats_.add_round(counter);
+    round.served(counter);
     if (pn == nullptr) {  // line 25
       Node* expected = p;
       if (tail_.load(std::memory_order_relaxed) == p &&

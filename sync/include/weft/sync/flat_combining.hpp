@@ -90,6 +90,7 @@ class FlatCombining {
       if (!r->pending.load(std::memory_order_acquire)) return r->ret;
     }
     // Combiner: we hold the lock.
+    detail::CombineRound round(stats_);
     const std::uint64_t pass = ++passes_;
     const std::size_t h_bound = bound_.get();
     std::size_t served = 0;
@@ -112,7 +113,7 @@ class FlatCombining {
       ++served;
     }
     if (pass % cfg_.cleanup_every == 0) cleanup(pass);
-    stats_.add_round(served);
+    round.served(served);
     lock_.store(false, std::memory_order_release);
     return r->ret;
   }

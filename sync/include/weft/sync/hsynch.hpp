@@ -145,6 +145,7 @@ class HSynch {
     // ... and the cluster's combiner serializes with other clusters' combiners
     // through the global CLH lock.
     global_.lock(h.lock_);
+    detail::CombineRound round(stats_);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     Node* p = cur;
@@ -156,7 +157,7 @@ class HSynch {
       p->wait.store(false, std::memory_order_release);
       p = pn;
     }
-    stats_.add_round(counter);
+    round.served(counter);
     global_.unlock(h.lock_);
     p->wait.store(false, std::memory_order_release);
     return cur->ret;

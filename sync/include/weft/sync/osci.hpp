@@ -218,6 +218,7 @@ class Osci {
   // recycled node (with the director released first, it could direct two more
   // batches, reuse the node and put it back at Tail meanwhile: ABA on Tail).
   Result combine(ListNode* my_node, std::size_t offset) {
+    detail::CombineRound round(stats_);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     ThreadReq* held = nullptr;  // the served, unreleased director request of `tmp`
@@ -240,7 +241,7 @@ class Osci {
       release_served(held);
       tmp = next;  // line 38
     }
-    stats_.add_round(counter);
+    round.served(counter);
     Result result = my_node->reqs[offset].ret;
     if (offset != 0) my_node->reqs[offset].state.store(kConsumed, std::memory_order_release);
     ListNode* next = tmp->next.load(std::memory_order_acquire);

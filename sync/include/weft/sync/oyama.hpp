@@ -73,6 +73,7 @@ class Oyama {
       if (!lock_.load(std::memory_order_relaxed) && !lock_.exchange(true, std::memory_order_acquire)) {
         // Combiner. Our node is either still in the list (the first Swap
         // takes it) or was served by a previous lock holder.
+        detail::CombineRound round(stats_);
         const std::size_t h_bound = bound_.get();
         std::size_t counter = 0;
         Node* p;
@@ -85,7 +86,7 @@ class Oyama {
             p = nx;
           }
         }
-        stats_.add_round(counter);
+        round.served(counter);
         lock_.store(false, std::memory_order_release);
         return my->ret;
       }

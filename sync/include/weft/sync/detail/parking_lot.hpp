@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "weft/runtime/detail/wait_queue.hpp"
+#include "weft/runtime/trace.hpp"
 #include "weft/sync/cpu.hpp"
 
 namespace weft::sync::detail {
@@ -39,6 +40,7 @@ class ParkingLot {
     WaitQueue::Waiter me;
     me.tag = key;
     if (!enqueue_unless_free(me, blocked)) return;
+    trace::Scope parked(label("parked wait"));  // a slice in a trace
     WaitQueue::wait(me);
   }
 
@@ -49,6 +51,7 @@ class ParkingLot {
     WaitQueue::Waiter me;
     me.tag = key;
     if (!enqueue_unless_free(me, blocked)) return true;
+    trace::Scope parked(label("parked wait"));
     if (WaitQueue::wait_until(q_, me, deadline)) return true;
     parked_.fetch_sub(1, std::memory_order_relaxed);  // wait_until took `me` out of the queue
     return false;

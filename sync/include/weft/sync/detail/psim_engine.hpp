@@ -368,7 +368,10 @@ class PSimEngine {
     for (std::size_t w = 0; w < toggles_words_; ++w) s.toggles[w] = toggle_word(w).load(std::memory_order_seq_cst);
     if (!unchanged(old)) return std::nullopt;  // the copy may be torn
 
-    // Serve every active request (Toggles XOR applied), ours first.
+    // Serve every active request (Toggles XOR applied), ours first. In a
+    // trace: a "combine" slice per attempt; "served" and "installed" only on
+    // the attempts whose SC succeeded (the rounds of stats()).
+    trace::Scope round(label("combine"));
     if constexpr (requires { sim_.begin_attempt(st, me); }) sim_.begin_attempt(st, me);
     std::uint64_t served = 1;
     const Result mine = sim_.apply(st, op, me);
@@ -403,6 +406,8 @@ class PSimEngine {
     s.local_index ^= 1u;  // the other pool copy next time
     bump(s.rounds);
     s.requests.store(s.requests.load(std::memory_order_relaxed) + served, std::memory_order_relaxed);
+    round.arg(label("served"), served);
+    round.arg(label("installed"), 1);
     if constexpr (requires { sim_.committed(st, me); }) sim_.committed(st, me);
     return mine;
   }

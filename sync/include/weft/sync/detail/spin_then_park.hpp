@@ -26,6 +26,7 @@
 
 #include "weft/runtime/detail/task.hpp"
 #include "weft/runtime/this_ult.hpp"
+#include "weft/runtime/trace.hpp"
 #include "weft/sync/cpu.hpp"
 #include "weft/sync/locks/wait_budget.hpp"
 
@@ -86,6 +87,7 @@ class ParkingFlag {
   void wait(std::uint32_t spins) {
     if (spin_until([&] { return is_set(); }, spins)) return;
     if (!publish_parked()) return;
+    trace::Scope parked(label("parked wait"));  // a slice in a trace: the wait outlasted the spin budget
     while (state_.load(std::memory_order_acquire) != kSet) weft::park();
   }
   void wait() { wait(wait_budget().spins_for_caller()); }
@@ -95,6 +97,7 @@ class ParkingFlag {
   bool wait_until(std::chrono::steady_clock::time_point deadline) {
     if (spin_briefly([&] { return is_set(); })) return true;
     if (!publish_parked()) return true;
+    trace::Scope parked(label("parked wait"));
     for (;;) {
       if (state_.load(std::memory_order_acquire) == kSet) return true;
       if (!weft::park_until(deadline)) {
