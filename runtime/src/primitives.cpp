@@ -8,6 +8,7 @@
 
 #include "futex.hpp"
 #include "runtime_impl.hpp"
+#include "spin_briefly.hpp"
 #include "worker.hpp"
 #include "weft/runtime/barrier.hpp"
 #include "weft/runtime/condition_variable.hpp"
@@ -66,28 +67,6 @@ void WaitQueue::signal_all(Waiter* list) {
   }
 }
 
-namespace {
-// Spin-then-park, spin part. A ULT whose worker has other ULTs ready yields
-// once instead of spinning: a switch is cheaper than a spin, and the one
-// that releases may be among them. Otherwise it spins briefly (about 0.7 us)
-// if a release can come from elsewhere (another worker or a plain thread),
-// which is cheaper than parking and being woken.
-template <class Ready>
-bool spin_briefly(Ready ready) {
-  if (ready()) return true;
-  Worker* w = tls_worker;
-  if (w && w->has_other_ready_work()) {
-    this_ult::yield();
-    return ready();
-  }
-  if (w && w->runtime()->num_workers() == 1) return false;  // only plain threads could release
-  for (int i = 0; i < 64; ++i) {
-    cpu_relax();
-    if (ready()) return true;
-  }
-  return false;
-}
-}  // namespace
 
 }  // namespace detail
 

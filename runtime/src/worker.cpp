@@ -20,6 +20,7 @@
 #include "node_memory_cache.hpp"
 #include "runtime_impl.hpp"
 #include "sanitizer.hpp"
+#include "spin_briefly.hpp"
 #include "stack_overflow.hpp"
 #include "trace_buffer.hpp"
 #include "weft/runtime/this_ult.hpp"
@@ -658,6 +659,9 @@ void wait_finished(TaskBase* base) {
   Task* t = as_task(base);
   Worker* w = tls_worker;
   if (w && t->pinned < 0 && t->runtime == w->runtime() && w->try_run_unstarted(t)) return;
+  // It runs elsewhere (stolen, pinned to another worker): a short child is
+  // usually done before a park and the unpark's hand-off back would be.
+  if (spin_briefly([t] { return (t->done.load(std::memory_order_acquire) & kFinished) != 0; })) return;
   t->joiner = as_task(current_task());
   if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) return;
   while (!(t->done.load(std::memory_order_acquire) & kFinished)) park();
