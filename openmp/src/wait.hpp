@@ -33,6 +33,9 @@ namespace weft::omp {
 // Yields of a CPU shared with another of the library's threads before the
 // waiter parks instead.
 inline constexpr int kSharedCpuYields = 16;
+// After spinning this long in vain, a waiter believes old notes too (a
+// partner kept off the CPU, e.g. behind this spin, cannot renew its note).
+inline constexpr std::chrono::microseconds kTrustOldNotesAfter{50};
 
 // True as soon as ready() is; false once budget_ns have passed without it.
 template <class Ready>
@@ -47,7 +50,8 @@ bool spin_until(const Ready& ready, std::int64_t budget_ns) {
     if (ready()) return true;
   }
   if (budget_ns <= 0) return false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(budget_ns);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::nanoseconds(budget_ns);
   int cpu = note_waiting_cpu();
   bool shared_cpu = cpu_shared_with_another(cpu);
   int os_yields = 0;
@@ -60,9 +64,10 @@ bool spin_until(const Ready& ready, std::int64_t budget_ns) {
         if (ready()) return true;
       }
       if ((round & 127) == 0) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) return false;
         cpu = note_waiting_cpu();
-        shared_cpu = cpu_shared_with_another(cpu);
+        shared_cpu = cpu_shared_with_another(cpu, now - start >= kTrustOldNotesAfter);
       }
       if (shared_cpu) {
         if (leave_shared_cpu(cpu)) {

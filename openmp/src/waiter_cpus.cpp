@@ -51,7 +51,7 @@ int note_waiting_cpu() noexcept {
   return cpu;
 }
 
-bool cpu_shared_with_another(int cpu) noexcept {
+bool cpu_shared_with_another(int cpu, bool any_age) noexcept {
   if (cpu < 0 || cpu >= 0xFFFF) return false;
   const int self = slot_of_caller();
   const int used = slots_used.load(std::memory_order_relaxed);
@@ -59,7 +59,7 @@ bool cpu_shared_with_another(int cpu) noexcept {
   for (int s = 0; s < used; ++s) {
     if (s == self) continue;
     const std::uint64_t v = slots[s].load(std::memory_order_relaxed);
-    if ((v & 0xFFFF) == static_cast<std::uint64_t>(cpu + 1) && now - (v >> 16) <= kFreshUs) return true;
+    if ((v & 0xFFFF) == static_cast<std::uint64_t>(cpu + 1) && (any_age || now - (v >> 16) <= kFreshUs)) return true;
   }
   return false;
 }

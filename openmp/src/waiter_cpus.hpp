@@ -27,8 +27,10 @@ namespace weft::omp {
 int note_waiting_cpu() noexcept;
 
 // Whether another of the library's threads noted a wait on `cpu` within the
-// last 50 us.
-bool cpu_shared_with_another(int cpu) noexcept;
+// last 50 us (with `any_age`: ever, as its last note; a waiter that has
+// spun that long in vain asks so, since a partner kept off the CPU cannot
+// renew its note).
+bool cpu_shared_with_another(int cpu, bool any_age = false) noexcept;
 
 // Called by a waiter that found its CPU shared: when the caller is a worker
 // the kernel may move (the workers float: omp_runtime.cpp), it leaves `cpu`
