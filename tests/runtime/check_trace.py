@@ -95,13 +95,14 @@ def main(path):
         if (b["pid"], b["tid"]) != (e["pid"], e["tid"]) or e["ts"] + EPS < b["ts"]:
             problems.append(f"scope {sid} ends on another track or before it begins: {b} {e}")
         counts["scopes_" + b["name"]] += 1
-        # Each integer argument summed per scope name ("scopes_combine.served=..."),
-        # and how many scopes name the ULT that opened them.
+        # Each integer argument summed per scope name ("scopes_combine.served=...")
+        # and counted (".n"), and how many scopes name the ULT that opened them.
         for key, value in b.get("args", {}).items():
             if key == "ult":
                 counts[f"scopes_{b['name']}.by_ult"] += value != 0
             elif isinstance(value, int) and not isinstance(value, bool):
                 counts[f"scopes_{b['name']}.{key}"] += value
+                counts[f"scopes_{b['name']}.{key}.n"] += 1  # how many scopes have it
     counts["tracks"] = len(tracks)
     counts["dropped"] = trace["otherData"]["dropped_events"]
     counts["events"] = trace["otherData"]["events"]

@@ -74,11 +74,12 @@ class CCSynch {
     cur->next.store(next, std::memory_order_release);              // line 9
     h.node_ = cur;                                                 // line 10
 
-    wait_until<Wait>([&] { return !cur->wait.load(std::memory_order_acquire); });  // line 11
+    const std::uint64_t pauses = wait_until<Wait>([&] { return !cur->wait.load(std::memory_order_acquire); });  // line 11
     if (cur->completed) return cur->ret;  // lines 12-13: served by a combiner
 
     // Combiner (lines 14-23).
     detail::CombineRound round(stats_);
+    round.waited<Wait>(pauses);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     Node* p = cur;

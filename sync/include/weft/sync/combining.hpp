@@ -99,6 +99,13 @@ class StatsCounter {
 class CombineRound {
  public:
   explicit CombineRound(StatsCounter& stats) : stats_(stats), slice_(label("combine")) {}
+  // The wait policy's outcome for the combiner: its request was not served
+  // while it waited, so after `pauses` pauses ("yields" or "spins", as Wait
+  // pauses) it took the role.
+  template <class Wait>
+  void waited(std::uint64_t pauses) {
+    slice_.arg(Wait::yields ? label("yields") : label("spins"), pauses);
+  }
   // At the end of the turn, before the role is handed on (one writer at a time).
   void served(std::uint64_t requests) {
     stats_.add_round(requests);

@@ -72,13 +72,15 @@ class DSMSynch {
     my->completed = false;
     my->op = op;
     Node* pred = tail_.exchange(my, std::memory_order_acq_rel);  // line 10
+    std::uint64_t pauses = 0;
     if (pred != nullptr) {                                        // line 11
       pred->next.store(my, std::memory_order_release);            // line 12
-      wait_until<Wait>([&] { return !my->wait.load(std::memory_order_acquire); });  // line 13
+      pauses = wait_until<Wait>([&] { return !my->wait.load(std::memory_order_acquire); });  // line 13
       if (my->completed) return my->ret;                          // line 14
     }
     // Combiner (lines 16-31).
     detail::CombineRound round(stats_);
+    round.waited<Wait>(pauses);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     Node* p = my;

@@ -139,13 +139,14 @@ class HSynch {
     cur->op = op;
     cur->next.store(next, std::memory_order_release);
     h.node_ = cur;
-    wait_until<Wait>([&] { return !cur->wait.load(std::memory_order_acquire); });
+    const std::uint64_t pauses = wait_until<Wait>([&] { return !cur->wait.load(std::memory_order_acquire); });
     if (cur->completed) return cur->ret;
 
     // ... and the cluster's combiner serializes with other clusters' combiners
     // through the global CLH lock.
     global_.lock(h.lock_);
     detail::CombineRound round(stats_);
+    round.waited<Wait>(pauses);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     Node* p = cur;

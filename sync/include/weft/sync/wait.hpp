@@ -80,11 +80,14 @@ struct SpinThenYieldWait {
   }
 };
 
-// Waits with policy W until pred() is true.
+// Waits with policy W until pred() is true. Returns how many times it
+// paused (spun or yielded, as W does): 0 when pred() held at once.
 template <WaitPolicy W, class Pred>
-inline void wait_until(Pred&& pred) noexcept(noexcept(pred())) {
+inline std::uint64_t wait_until(Pred&& pred) noexcept(noexcept(pred())) {
   W w;
-  while (!pred()) w.pause();
+  std::uint64_t pauses = 0;
+  for (; !pred(); ++pauses) w.pause();
+  return pauses;
 }
 
 // Randomized exponential backoff between failed attempts of a CAS loop.
