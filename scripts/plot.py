@@ -448,6 +448,9 @@ def plot_topology(args):
 # ---------------------------------------------------------------- trace timeline
 
 def plot_trace(args):
+    """Each worker's track as a row of ULT runs (coloured by label) and idle
+    time (grey), and under it a thin row per scope name on that track
+    (parallel regions, loop chunks, combining rounds, kernel phases...)."""
     plt = load_matplotlib()
     with open(args.trace) as f:
         trace = json.load(f)
@@ -458,38 +461,51 @@ def plot_trace(args):
     tracks = sorted(names)
     if not tracks:
         raise SystemExit(f"plot.py: {args.trace} has no worker tracks")
-    row = {t: i for i, t in enumerate(tracks)}
-    bars = collections.defaultdict(list)  # series -> [(row, start, duration)]
+    bars = collections.defaultdict(list)  # series -> [(track, start, duration)]
     for e in trace["traceEvents"]:
-        if e.get("ph") != "X":
-            continue
-        series = e["name"] if e["cat"] == "ult" else "idle: " + e["name"]
-        bars[series].append((row[(e["pid"], e["tid"])], e["ts"], e["dur"]))
-    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.6 * len(tracks)))
+        if e.get("ph") == "X":
+            series = e["name"] if e["cat"] == "ult" else "idle: " + e["name"]
+            bars[series].append(((e["pid"], e["tid"]), e["ts"], e["dur"]))
+    opened = {}  # scope id -> its 'b' event
+    for e in trace["traceEvents"]:
+        if e.get("cat") == "scope" and e.get("ph") == "b":
+            opened[e["id"]] = e
+        elif e.get("cat") == "scope" and e.get("ph") == "e" and e["id"] in opened:
+            b = opened.pop(e["id"])
+            bars["scope: " + b["name"]].append(((b["pid"], b["tid"]), b["ts"], e["ts"] - b["ts"]))
+    # Rows: a track, then one row per scope name seen on it.
+    rows, labels = {}, []
+    for t in tracks:
+        rows[t] = len(labels)
+        labels.append(names[t])
+        for series in sorted(s for s in bars if s.startswith("scope: ") and any(b[0] == t for b in bars[s])):
+            rows[(t, series)] = len(labels)
+            labels.append(series)
+    fig, ax = plt.subplots(figsize=(12, 1.4 + 0.35 * len(labels)))
     colour = {"idle: spin": "#c8c8c8", "idle: sleep": "#eeeeee"}
-    palette = plt.get_cmap("tab10").colors
+    palette = plt.get_cmap("tab20").colors
     for k, series in enumerate(sorted(s for s in bars if s not in colour)):
         colour[series] = palette[k % len(palette)]
     for series, spans in sorted(bars.items()):
         by_row = collections.defaultdict(list)
-        for r, start, dur in spans:
-            by_row[r].append((start, max(dur, 1e-3)))
+        for t, start, dur in spans:
+            scope = series.startswith("scope: ")
+            by_row[rows[(t, series)] if scope else rows[t]].append((start, max(dur, 1e-3)))
         for r, ranges in by_row.items():
-            coll = ax.broken_barh(ranges, (r - 0.4, 0.8), facecolors=colour[series],
+            height = 0.5 if series.startswith("scope: ") else 0.8
+            coll = ax.broken_barh(ranges, (r - height / 2, height), facecolors=colour[series],
                                   label=series if r == min(by_row) else None)
             coll.set_gid(f"series-{series}")
-    ax.set_yticks(range(len(tracks)))
-    ax.set_yticklabels([names[t] for t in tracks], fontsize=7)
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("time since the trace started, us")
     dropped = trace.get("otherData", {}).get("dropped_events", 0)
-    ax.set_title(f"{os.path.basename(args.trace)}: ULT runs by label, idle time in grey"
+    ax.set_title(f"{os.path.basename(args.trace)}: ULT runs by label, idle time in grey, scopes below each worker"
                  + (f" ({dropped} events dropped)" if dropped else ""), fontsize=10)
-    ax.legend(fontsize=7, loc="upper right", ncol=3)
-    fig.tight_layout()
-    fig.savefig(args.output, metadata={"Date": None})
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the rows, hiding none
+    save(fig, args.output)
     plt.close(fig)
-    print(args.output)
 
 
 # ---------------------------------------------------------------- the repository's figures
@@ -500,6 +516,7 @@ def plot_trace(args):
 FIGURES = [
     ["combining", "{root}/bench/results/combining-2core-run1.txt", "-o", "{out}"],
     ["trace", "{root}/docs/figures/trace-fib.json", "-o", "{out}/trace-fib.svg"],
+    ["trace", "{root}/docs/figures/trace-bfs.json", "-o", "{out}/trace-bfs.svg"],
     ["scaling", "{root}/bench/results/graph-2core-quick.txt", "--cases", "/kron-16/", "-o", "{out}/graph-kron-16.svg",
      "--title", "GAP kernels on kron-16 (2-core VM, bench/results/graph-2core-quick.txt): speed-up against workers"],
     ["scaling", "{root}/bench/results/graph-2core-quick.txt", "--cases", "/urand-16/", "-o", "{out}/graph-urand-16.svg",

@@ -85,6 +85,9 @@ EXPECTED = {
     **{f"combining-fm-W{w}.svg": [f"series-{a}" for a in COMBINING] + ["series-ideal", "original-weft", "original-PSim"]
        for w in (0, 64, 512, 4096)},
     "trace-fib.svg": ["series-fib", "series-main", "series-sleeper", "series-idle: spin", "series-idle: sleep"],
+    "trace-bfs.svg": ["series-ult", "series-idle: spin", "series-scope: loop chunk", "series-scope: parallel region",
+                      "series-scope: bfs top-down step", "series-scope: bfs bottom-up step",
+                      "series-scope: bfs to bottom-up", "series-scope: bfs to top-down"],
     **{f"graph-{g}.svg": [f"series-{impl}@{kernel}/{g}" for kernel in ("bfs", "sssp", "pr", "cc", "cc_sv", "bc", "tc")
                           for impl in ("weft", "openmp", "ideal")] + [f"series-tbb@{k}/{g}" for k in ("pr", "tc")]
        for g in ("kron-16", "urand-16")},
