@@ -15,9 +15,12 @@
 //     and the other outside;
 //  5. a vertex and its parent are joined by an edge of the graph.
 // Edges with a remote end are checked by that end's owner, which receives the
-// near end's level (one exchange of the cut edges).
+// near end's level (one exchange of the cut edges). With levels defined as
+// tree depths, check 2 holds by construction for every vertex the walk
+// reaches; it is kept as a cross-check of the walk, and a broken tree shows
+// in checks 1, 3, 4 or 5 instead.
 //
-// Collective; call from a ULT of a live weft::Runtime.
+// Collective; from a ULT, or from main() (then on the current weft::Runtime).
 
 #include <cstdint>
 #include <span>
