@@ -56,6 +56,7 @@ struct MemberState {
   std::uint64_t lo = 0, hi = 0;     // the chunk being run (ordered loops pass the turn on at hi)
   bool ordered = false;
   bool has_chunk = false;
+  bool took_last_chunk = false;     // nonmonotonic:dynamic: it ran the loop's last chunk (and takes no more)
   void reset(std::uint64_t first_construct) noexcept {
     constructs = first_construct;
     singles = 0;

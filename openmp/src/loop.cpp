@@ -53,6 +53,12 @@ LoopSpec spec_of(const IterSpace& space, SchedKind kind, long chunk, bool ordere
   return s;
 }
 
+LoopSpec nonmonotonic_dynamic_spec(const IterSpace& space, long chunk) {
+  LoopSpec s = spec_of(space, SchedKind::dynamic, chunk);
+  s.nonmonotonic = true;
+  return s;
+}
+
 LoopSpec runtime_spec(const IterSpace& space, bool ordered = false) {
   LoopSpec s = spec_of(space, SchedKind::static_, 0, ordered);
   s.runtime_schedule = true;
@@ -66,7 +72,10 @@ void decode_schedule(const char* entry, long sched, LoopSpec& s) {
     case kGfsRuntime:
     case kGfsAuto: s.runtime_schedule = true; break;
     case kGfsStatic: s.kind = SchedKind::static_; break;
-    case kGfsDynamic: s.kind = SchedKind::dynamic; break;
+    case kGfsDynamic:
+      s.kind = SchedKind::dynamic;
+      s.nonmonotonic = (sched & 0x80000000L) == 0;  // GFS_MONOTONIC not set
+      break;
     case kGfsGuided: s.kind = SchedKind::guided; break;
     default: fatal(entry, "unknown schedule code " + std::to_string(sched));
   }
@@ -139,7 +148,7 @@ bool GOMP_loop_runtime_start(long s, long e, long i, long* is, long* ie) {
 }
 // Nonmonotonic: any order of chunks is allowed; the monotonic schedules are one.
 bool GOMP_loop_nonmonotonic_dynamic_start(long s, long e, long i, long chunk, long* is, long* ie) {
-  return start("GOMP_loop_nonmonotonic_dynamic_start", spec_of(long_space(s, e, i), SchedKind::dynamic, chunk), is, ie);
+  return start("GOMP_loop_nonmonotonic_dynamic_start", nonmonotonic_dynamic_spec(long_space(s, e, i), chunk), is, ie);
 }
 bool GOMP_loop_nonmonotonic_guided_start(long s, long e, long i, long chunk, long* is, long* ie) {
   return start("GOMP_loop_nonmonotonic_guided_start", spec_of(long_space(s, e, i), SchedKind::guided, chunk), is, ie);
@@ -237,7 +246,7 @@ bool GOMP_loop_ull_runtime_start(bool up, ull s, ull e, ull i, ull* is, ull* ie)
 }
 bool GOMP_loop_ull_nonmonotonic_dynamic_start(bool up, ull s, ull e, ull i, ull chunk, ull* is, ull* ie) {
   return start("GOMP_loop_ull_nonmonotonic_dynamic_start",
-               spec_of(ull_space(up, s, e, i), SchedKind::dynamic, static_cast<long>(chunk)), is, ie);
+               nonmonotonic_dynamic_spec(ull_space(up, s, e, i), static_cast<long>(chunk)), is, ie);
 }
 bool GOMP_loop_ull_nonmonotonic_guided_start(bool up, ull s, ull e, ull i, ull chunk, ull* is, ull* ie) {
   return start("GOMP_loop_ull_nonmonotonic_guided_start",
@@ -358,7 +367,7 @@ void GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, long
 }
 void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i,
                                              long chunk, unsigned flags) {
-  run_parallel_loop(fn, data, nt, spec_of(long_space(s, e, i), SchedKind::dynamic, chunk), flags);
+  run_parallel_loop(fn, data, nt, nonmonotonic_dynamic_spec(long_space(s, e, i), chunk), flags);
 }
 void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i,
                                             long chunk, unsigned flags) {

@@ -244,6 +244,7 @@ void Team::destroy(Team* t) {
   for (WorkShare& w : t->ws) {
     std::free(w.extra);
     delete_doacross(w.doacross);
+    delete[] w.ranges;
   }
   t->~Team();
   ::operator delete(static_cast<void*>(t), std::align_val_t{sched::cache_line_size});

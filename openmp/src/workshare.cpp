@@ -55,6 +55,69 @@ bool dynamic_next(WorkShare& w, MemberState& m) {
   return true;
 }
 
+// nonmonotonic:dynamic (workshare.hpp): chunk ranges packed lo << 32 | hi.
+constexpr std::uint64_t range_lo(std::uint64_t r) { return r >> 32; }
+constexpr std::uint64_t range_hi(std::uint64_t r) { return r & 0xFFFFFFFFu; }
+constexpr std::uint64_t range_of(std::uint64_t lo, std::uint64_t hi) { return lo << 32 | hi; }
+
+void take_stolen_chunk(const WorkShare& w, MemberState& m, std::uint64_t chunk) {
+  m.lo = chunk * w.chunk;
+  m.hi = m.lo + std::min(w.chunk, w.space.count - m.lo);
+  m.took_last_chunk = m.hi == w.space.count;
+}
+
+// GCC's code for lastprivate copies out in the member whose last chunk ends
+// the loop, so the member that takes the loop's last chunk takes no other
+// after it (the last chunk is the back of some range, taken from the front
+// of its owner's: that member's range is empty then, and no chunk is left
+// behind).
+bool steal_next(WorkShare& w, MemberState& m, int members, int me) {
+  if (m.took_last_chunk) return false;
+  std::atomic<std::uint64_t>& mine = w.ranges[me].chunks;
+  std::uint64_t r = mine.load(std::memory_order_relaxed);
+  while (range_lo(r) < range_hi(r)) {
+    if (mine.compare_exchange_weak(r, range_of(range_lo(r) + 1, range_hi(r)), std::memory_order_relaxed)) {
+      take_stolen_chunk(w, m, range_lo(r));
+      return true;
+    }
+  }
+  // Empty: the back half of the next member's range that has chunks left.
+  // Thieves only change a range that is not empty, so the owner's plain
+  // store into its empty range below cannot be lost.
+  for (int d = 1; d < members; ++d) {
+    std::atomic<std::uint64_t>& other = w.ranges[(me + d) % members].chunks;
+    std::uint64_t o = other.load(std::memory_order_relaxed);
+    while (range_lo(o) < range_hi(o)) {
+      const std::uint64_t from = range_hi(o) - (range_hi(o) - range_lo(o) + 1) / 2;
+      if (other.compare_exchange_weak(o, range_of(range_lo(o), from), std::memory_order_relaxed)) {
+        mine.store(range_of(from + 1, range_hi(o)), std::memory_order_relaxed);
+        take_stolen_chunk(w, m, from);
+        return true;
+      }
+    }
+  }
+  return false;  // every chunk taken (some maybe by a thief that has not stored its range yet: it runs them)
+}
+
+// Sets up the members' ranges when the loop may steal: each starts with its
+// static block of chunks (the first chunks mod P blocks one longer).
+void set_up_stealing(WorkShare& w, int members) {
+  const std::uint64_t chunks = ceil_div(w.space.count, w.chunk);
+  w.stealing = members > 1 && chunks < 0xFFFFFFFFu;
+  if (!w.stealing) return;
+  if (w.ranges_capacity < members) {
+    delete[] w.ranges;
+    w.ranges = new WorkShare::Range[static_cast<std::size_t>(members)];
+    w.ranges_capacity = members;
+  }
+  const auto p = static_cast<std::uint64_t>(members);
+  const std::uint64_t q = chunks / p, rest = chunks % p;
+  for (std::uint64_t k = 0; k < p; ++k) {
+    const std::uint64_t lo = k * q + std::min(k, rest);
+    w.ranges[k].chunks.store(range_of(lo, lo + q + (k < rest ? 1 : 0)), std::memory_order_relaxed);
+  }
+}
+
 bool guided_next(WorkShare& w, MemberState& m, int members) {
   const std::uint64_t n = w.space.count;
   std::uint64_t lo = w.next.load(std::memory_order_relaxed), hi;
@@ -92,6 +155,10 @@ void set_up_loop(WorkShare& w, const LoopSpec& spec, const Icv& icv, int team_si
                                       ? std::numeric_limits<std::uint64_t>::max()
                                       : (members + 1) * w.chunk;
   w.dynamic_fast = w.space.count <= std::numeric_limits<std::uint64_t>::max() - overshoot;
+  w.stealing = false;
+  if (w.kind == SchedKind::dynamic && spec.nonmonotonic && !spec.runtime_schedule && !w.ordered &&
+      !spec.doacross_dims)
+    set_up_stealing(w, team_size);
   w.next.store(0, std::memory_order_relaxed);
   w.turn.store(0, std::memory_order_relaxed);
   w.copyprivate = nullptr;
@@ -117,6 +184,7 @@ void attach(MemberState& m, const WorkShare& w) {
   m.ordered = w.ordered;
   m.trip = 0;
   m.has_chunk = false;
+  m.took_last_chunk = false;
 }
 
 }  // namespace
@@ -239,7 +307,9 @@ bool next_chunk(MemberState& m, int members, int member_number) {
   if (m.ordered && m.has_chunk) pass_ordered_turn(m);
   bool got = false;
   switch (m.kind) {
-    case SchedKind::dynamic: got = dynamic_next(*m.ws, m); break;
+    case SchedKind::dynamic:
+      got = m.ws->stealing ? steal_next(*m.ws, m, members, member_number) : dynamic_next(*m.ws, m);
+      break;
     case SchedKind::guided: got = guided_next(*m.ws, m, members); break;
     default: got = static_next(m, members, member_number); break;
   }

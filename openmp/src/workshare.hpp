@@ -16,6 +16,15 @@
 //                      (the first count mod P one longer), as libgomp.
 //   static, c:         chunks of c, chunk j to member j mod P.
 //   dynamic, c:        the next c iterations, one fetch_add on `next`.
+//   nonmonotonic:dynamic, c (GCC's default for schedule(dynamic)): each
+//                      member starts with its static block of chunks and
+//                      takes them from the front of its own range (a CAS on
+//                      its own cache line); when it is empty it steals the
+//                      back half of another member's range (LLVM libomp's
+//                      static_steal schedule, kmp_dispatch.cpp). Members
+//                      then contend only when they steal, not at every
+//                      chunk. A member's chunks are not in increasing order
+//                      after a steal, which nonmonotonic allows.
 //   guided, c:         the next ceil(left / P) iterations, at least c; one CAS.
 //   ordered:           any of these; a member passes the ordered turn on at
 //                      the end of each chunk (`turn` = first iteration whose
@@ -48,6 +57,14 @@ struct alignas(sched::cache_line_size) WorkShare {
   std::size_t extra_size = 0;
   std::uintptr_t* task_reductions = nullptr;  // reductions with the task modifier of this construct
   Doacross* doacross = nullptr;    // ordered(n) loops
+  // nonmonotonic:dynamic: member k's chunks not yet taken, [lo, hi) as
+  // lo << 32 | hi, one cache line each (`ranges_capacity` members).
+  struct alignas(sched::cache_line_size) Range {
+    std::atomic<std::uint64_t> chunks{0};
+  };
+  Range* ranges = nullptr;
+  int ranges_capacity = 0;
+  bool stealing = false;
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> next{0};   // dynamic, guided
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> turn{0};   // ordered
 };
@@ -82,6 +99,7 @@ struct LoopSpec {
   SchedKind kind = SchedKind::static_;
   std::uint64_t chunk = 0;
   bool runtime_schedule = false;  // kind and chunk come from run-sched-var (the first member's)
+  bool nonmonotonic = false;      // dynamic: chunks may be taken out of order (stealing)
   bool ordered = false;
   std::uintptr_t* reductions = nullptr;  // task reductions (GOMP_loop_start)
   void** mem = nullptr;                  // GOMP_loop_start's shared zeroed buffer

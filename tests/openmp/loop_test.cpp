@@ -26,6 +26,11 @@ void coverage(const char* what, int n, Loop loop) {
 
 using Hits = std::vector<std::atomic<int>>;
 
+// Work the compiler cannot drop: makes some iterations slower than others.
+void burn(int n) {
+  for (int k = 0; k < n; ++k) asm volatile("" ::: "memory");
+}
+
 }  // namespace
 
 int main() {
@@ -173,6 +178,25 @@ int main() {
       for (unsigned long long j = 0; j < 5; ++j)
         for (unsigned long long k = 0; k < 6; ++k) h[static_cast<std::size_t>(i * 30 + j * 6 + k)]++;
   });
+  // Uneven iterations (the first member's block slow, every member's own
+  // range of chunks is stolen from, on weft: nonmonotonic:dynamic steals),
+  // many times over: each iteration once, and lastprivate still the last.
+  for (int round = 0; round < 20; ++round) {
+    coverage("dynamic,1 uneven", kN, [](Hits& h) {
+#pragma omp parallel for schedule(nonmonotonic : dynamic, 1)
+      for (int i = 0; i < kN; ++i) {
+        if (i < kN / 4) burn(2000);
+        h[i]++;
+      }
+    });
+    int last = -1;
+#pragma omp parallel for schedule(dynamic, 1) lastprivate(last)
+    for (int i = 0; i < kN; ++i) {
+      if (i % 97 == 0) burn(5000);
+      last = i;
+    }
+    CHECK(last == kN - 1, "dynamic,1 uneven lastprivate %d", last);
+  }
   // lastprivate: the value of the sequentially last iteration.
   {
     int last = -1;
