@@ -56,7 +56,13 @@ struct OsciConfig {
   int cores = 0;
 };
 
-template <SequentialObject Seq, WaitPolicy Wait = YieldWait, std::size_t SlotsPerNode = 64>
+// SlotsPerNode: requests one fat node holds (the paper: one per ULT of the
+// core). A core with more recording ULTs than that closes a full node and the
+// rest retry for the next batch; 128 covers the paper's largest sweep point
+// (at 128 ULTs per core with 64 slots, Osci lost ~20% to the retries on the
+// 2-core VM). A node costs 64 + SlotsPerNode * sizeof(request) bytes, two per
+// handle.
+template <SequentialObject Seq, WaitPolicy Wait = YieldWait, std::size_t SlotsPerNode = 128>
 class Osci {
   static_assert(SlotsPerNode >= 1);
 
