@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "graph500_exchange.hpp"
+#include "weft/apps/graph/detail/kronecker.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
 #include "weft/apps/graph/detail/random.hpp"
 #include "weft/apps/graph/generator.hpp"
@@ -30,12 +31,11 @@ using weft::graph::Array;
 using weft::graph::Edge;
 using weft::graph::detail::SplitMix64;
 
-// weft::graph::generate_edges's stream layout (apps/src/graph/generator.cpp):
-// 2^18 edges per random stream, stream purposes 2 (Kronecker edges) and 3
-// (the vertex permutation), two 32-bit draws per 64-bit number.
-constexpr std::uint64_t kGeneratorBlock = 1 << 18;
-constexpr std::uint64_t kKroneckerEdges = 2;
-constexpr std::uint64_t kPermutation = 3;
+// weft::graph::generate_edges's stream layout, R-MAT edge and permutation
+// (weft/apps/graph/detail/kronecker.hpp): every rank draws its share of the
+// same edge list.
+using weft::graph::detail::kGeneratorBlock;
+using weft::graph::detail::rmat_edge;
 
 // Edges per pass of the exchange: bounds the send buffer (and keeps MPI's int
 // counts far from overflowing) whatever the scale.
@@ -45,40 +45,11 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// One R-MAT edge from `rng`, as generator.cpp's rmat_edge draws it (internal
-// there): at each of `scale` levels a quadrant with probabilities A, B, C, D.
-Edge rmat_edge(SplitMix64& rng, int scale) {
-  constexpr double kScale = 4294967296.0;
-  constexpr auto kA = static_cast<std::uint64_t>(weft::graph::kKroneckerA * kScale);
-  constexpr auto kAB = static_cast<std::uint64_t>((weft::graph::kKroneckerA + weft::graph::kKroneckerB) * kScale);
-  constexpr auto kABC = static_cast<std::uint64_t>(
-      (weft::graph::kKroneckerA + weft::graph::kKroneckerB + weft::graph::kKroneckerC) * kScale);
-  std::uint32_t src = 0, dst = 0;
-  std::uint64_t bits = 0;
-  for (int depth = 0; depth < scale; ++depth) {
-    if (depth % 2 == 0) bits = rng.next();
-    const std::uint64_t r = bits & 0xffffffffu;
-    bits >>= 32;
-    src <<= 1;
-    dst <<= 1;
-    if (r < kAB) {
-      if (r >= kA) dst |= 1;
-    } else {
-      src |= 1;
-      if (r >= kABC) dst |= 1;
-    }
-  }
-  return {static_cast<NodeId>(src), static_cast<NodeId>(dst)};
-}
-
-// generate_edges's vertex permutation: a Fisher-Yates shuffle from the seed.
-// Every rank computes all of it (n ids; serial, O(n)).
+// generate_edges's vertex permutation. Every rank computes all of it (n ids;
+// serial, O(n)).
 std::vector<NodeId> vertex_permutation(std::int64_t n, std::uint64_t seed) {
   std::vector<NodeId> p(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) p[static_cast<std::size_t>(i)] = static_cast<NodeId>(i);
-  SplitMix64 rng(seed, kPermutation, 0);
-  for (std::int64_t i = n - 1; i > 0; --i)
-    std::swap(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(i) + 1))]);
+  weft::graph::detail::fill_vertex_permutation(p, n, seed);
   return p;
 }
 
@@ -176,7 +147,7 @@ Array<Edge> generate_edge_share(const GraphOptions& o, int rank, int ranks) {
   const std::uint64_t draws_per_edge = static_cast<std::uint64_t>(o.scale + 1) / 2;
   Edge* out = share.data();
   weft::parallel_for(first_block, end_block, [&](std::uint64_t b) {
-    SplitMix64 rng(o.seed, kKroneckerEdges, b);
+    SplitMix64 rng(o.seed, weft::graph::detail::kKroneckerEdgeStream, b);
     const std::uint64_t from = std::max(lo, b * kGeneratorBlock), to = std::min(hi, (b + 1) * kGeneratorBlock);
     for (std::uint64_t skip = (from - b * kGeneratorBlock) * draws_per_edge; skip > 0; --skip) rng.next();
     for (std::uint64_t e = from; e < to; ++e) out[e - lo] = rmat_edge(rng, o.scale);
