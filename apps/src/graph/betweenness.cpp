@@ -17,6 +17,7 @@
 #include "weft/apps/graph/detail/frontier.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
 #include "weft/apps/parallel_region.hpp"
+#include "weft/runtime/trace.hpp"
 
 namespace weft::graph {
 namespace {
@@ -48,10 +49,18 @@ BcResult betweenness_centrality(const CSRGraph& g, std::span<const NodeId> sourc
       b.depth.fill(-1);
       b.succ.reset();
       b.start(source);
-      weft::parallel([&](Team& team) {
-        detail::WeftTeam t{team};
-        b.forward_member(t);
-      });
+      {
+        // In a trace: per source, the forward BFS and the backward pass.
+        trace::Scope phase(label("bc forward"));
+        phase.arg(label("source"), static_cast<std::uint64_t>(source));
+        weft::parallel([&](Team& team) {
+          detail::WeftTeam t{team};
+          b.forward_member(t);
+        });
+        phase.arg(label("levels"), b.num_levels());
+      }
+      trace::Scope phase(label("bc backward"));
+      phase.arg(label("source"), static_cast<std::uint64_t>(source));
       for (std::size_t l = b.num_levels(); l-- > 0;)
         weft::parallel_for(b.level_begin(l), b.level_end(l), [&](std::size_t i) { b.backward(i, r.scores.data()); },
                            schedule_dynamic(64));

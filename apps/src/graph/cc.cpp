@@ -11,6 +11,7 @@
 
 #include "weft/apps/graph/detail/cc_steps.hpp"
 #include "weft/apps/graph/detail/parallel.hpp"
+#include "weft/runtime/trace.hpp"
 
 namespace weft::graph {
 namespace {
@@ -42,7 +43,12 @@ CcResult connected_components(const CSRGraph& g, const AfforestOptions& options)
     r.component = singletons(n);
     NodeId* comp = r.component.data();
     // Vertex neighbor sampling: one round per edge index r < neighbor_rounds.
+    // In a trace: a slice per phase ("cc sampling round" with its round,
+    // "cc largest component", "cc link rest"; "cc sv iteration" for
+    // Shiloach-Vishkin).
     for (int round = 0; round < options.neighbor_rounds; ++round) {
+      trace::Scope phase(label("cc sampling round"));
+      phase.arg(label("round"), static_cast<std::uint64_t>(round));
       for_each_vertex(n, [&](NodeId u) {
         const auto neigh = g.out_neigh(u, round);
         if (!neigh.empty()) detail::afforest_link(u, neigh[0], comp);
@@ -53,10 +59,13 @@ CcResult connected_components(const CSRGraph& g, const AfforestOptions& options)
     // Large component skipping: the vertices already in the most frequent
     // tree skip the rest of their edges; its other edges are linked from
     // their other end (undirected) or from the in-edges (directed).
-    const NodeId skip = options.skip_largest_component && n > 0
-                            ? detail::sample_frequent_label(comp, n, kSamples, kDefaultSeed)
-                            : NodeId{-1};
+    NodeId skip = -1;
+    if (options.skip_largest_component && n > 0) {
+      trace::Scope phase(label("cc largest component"));
+      skip = detail::sample_frequent_label(comp, n, kSamples, kDefaultSeed);
+    }
     const EdgeOffset start = options.neighbor_rounds;
+    trace::Scope phase(label("cc link rest"));
     for_each_vertex(n, [&](NodeId u) {
       if (detail::load(comp[u]) == skip) return;
       for (const NodeId v : g.out_neigh(u, start)) detail::afforest_link(u, v, comp);
@@ -75,6 +84,8 @@ CcResult connected_components_sv(const CSRGraph& g) {
     r.component = singletons(n);
     NodeId* comp = r.component.data();
     for (bool changed = true; changed;) {
+      trace::Scope phase(label("cc sv iteration"));
+      phase.arg(label("iteration"), static_cast<std::uint64_t>(r.iterations));
       std::atomic<bool> hooked{false};
       for_each_vertex(n, [&](NodeId u) {
         if (detail::sv_hook(g, u, comp)) hooked.store(true, std::memory_order_relaxed);

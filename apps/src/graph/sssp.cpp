@@ -20,6 +20,7 @@
 #include "weft/apps/graph/detail/parallel.hpp"
 #include "weft/apps/graph/detail/sssp_steps.hpp"
 #include "weft/apps/parallel_region.hpp"
+#include "weft/runtime/trace.hpp"
 
 namespace weft::graph {
 
@@ -41,10 +42,18 @@ SsspResult sssp(const WeightedCSRGraph& g, NodeId source, const SsspOptions& opt
     if (search.has_heavy) heavy_done = Array<std::int32_t>(static_cast<std::size_t>(n), -1);
     ParallelOptions team_options;
     team_options.num_threads = members;
-    weft::parallel(team_options, [&](Team& team) {
-      detail::WeftTeam t{team};
-      search.run_member(t);
-    });
+    {
+      // In a trace: the search as one slice with its buckets and phases (the
+      // phases run inside one region, each member on its own).
+      trace::Scope phase(label("sssp delta-stepping"));
+      phase.arg(label("source"), static_cast<std::uint64_t>(source));
+      weft::parallel(team_options, [&](Team& team) {
+        detail::WeftTeam t{team};
+        search.run_member(t);
+      });
+      phase.arg(label("buckets"), static_cast<std::uint64_t>(search.buckets));
+      phase.arg(label("phases"), static_cast<std::uint64_t>(search.phases));
+    }
     if (search.overflow.load())
       if (const NodeId v = detail::unreached_but_adjacent(g, r.distance.data()); v >= 0)
         throw std::overflow_error("sssp: the distance to vertex " + std::to_string(v) +

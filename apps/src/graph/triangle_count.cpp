@@ -13,6 +13,7 @@
 #include "weft/apps/graph/detail/parallel.hpp"
 #include "weft/apps/graph/detail/tc_steps.hpp"
 #include "weft/apps/graph/source_picker.hpp"
+#include "weft/runtime/trace.hpp"
 
 namespace weft::graph {
 namespace {
@@ -46,7 +47,19 @@ TcResult triangle_count(const CSRGraph& g, const TcOptions& options) {
     TcResult r;
     r.relabelled = options.relabel == Relabel::always ||
                    (options.relabel == Relabel::automatic && worth_relabelling(g));
-    r.triangles = r.relabelled ? ordered_count_all(relabel_by_degree(g)) : ordered_count_all(g);
+    // In a trace: "tc relabel" (when it relabels) and "tc count".
+    if (r.relabelled) {
+      CSRGraph relabelled;
+      {
+        trace::Scope phase(label("tc relabel"));
+        relabelled = relabel_by_degree(g);
+      }
+      trace::Scope phase(label("tc count"));
+      r.triangles = ordered_count_all(relabelled);
+    } else {
+      trace::Scope phase(label("tc count"));
+      r.triangles = ordered_count_all(g);
+    }
     return r;
   });
 }
