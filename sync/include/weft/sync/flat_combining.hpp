@@ -80,10 +80,11 @@ class FlatCombining {
     Record* r = h.rec_;
     r->op = op;
     r->pending.store(true, std::memory_order_release);
+    std::uint64_t pauses = 0;  // before this call takes the lock (trace)
     for (;;) {
       if (!r->active.load(std::memory_order_acquire)) link(r);
       if (!lock_.load(std::memory_order_relaxed) && !lock_.exchange(true, std::memory_order_acquire)) break;
-      wait_until<Wait>([&] {
+      pauses += wait_until<Wait>([&] {
         return !r->pending.load(std::memory_order_acquire) || !lock_.load(std::memory_order_acquire) ||
                !r->active.load(std::memory_order_acquire);
       });
@@ -91,6 +92,7 @@ class FlatCombining {
     }
     // Combiner: we hold the lock.
     detail::CombineRound round(stats_);
+    round.waited<Wait>(pauses);
     const std::uint64_t pass = ++passes_;
     const std::size_t h_bound = bound_.get();
     std::size_t served = 0;

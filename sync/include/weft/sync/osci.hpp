@@ -135,6 +135,7 @@ class Osci {
     AnnounceSlot& announce = announce_[static_cast<std::size_t>(core_index())];
     ListNode* my_node;
     std::size_t offset;
+    std::uint64_t pauses = 0;  // the wait of whoever ends up combining (trace)
     for (;;) {
       ListNode* cur = announce.node.load(std::memory_order_acquire);  // line 2: is a batch open?
       if (cur == nullptr) {
@@ -166,9 +167,9 @@ class Osci {
           offset = 0;
           if (prev == nullptr) break;                          // empty list: combiner
           prev->next.store(mine, std::memory_order_release);  // line 15
-          const std::uint32_t st = wait_released(mine->reqs[0]);  // line 16
-          if (st == kServed) return mine->reqs[0].ret;            // lines 17-18
-          break;                                                  // released uncompleted: combiner
+          const std::uint32_t st = wait_released(mine->reqs[0], pauses);  // line 16
+          if (st == kServed) return mine->reqs[0].ret;                    // lines 17-18
+          break;                                                          // released uncompleted: combiner
         }
         // Another caller became the director meanwhile: record in its node (cur).
       }
@@ -198,14 +199,14 @@ class Osci {
       }
       my_node = cur;  // line 23
       ThreadReq& slot = cur->reqs[offset];
-      if (wait_released(slot) == kServed) {  // lines 26-28
+      if (wait_released(slot, pauses) == kServed) {  // lines 26-28
         Result r = slot.ret;
         slot.state.store(kConsumed, std::memory_order_release);
         return r;
       }
       break;  // released uncompleted: combiner
     }
-    return combine(my_node, offset);
+    return combine(my_node, offset, pauses);
   }
 
   CombiningStats stats() const noexcept { return stats_.get(); }
@@ -223,8 +224,10 @@ class Osci {
   // reused, so the reads of line 37/39 and the CAS of line 40 never see a
   // recycled node (with the director released first, it could direct two more
   // batches, reuse the node and put it back at Tail meanwhile: ABA on Tail).
-  Result combine(ListNode* my_node, std::size_t offset) {
+  // `pauses`: how often the new combiner's wait paused before it got the role.
+  Result combine(ListNode* my_node, std::size_t offset, std::uint64_t pauses) {
     detail::CombineRound round(stats_);
+    round.waited<Wait>(pauses);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     ThreadReq* held = nullptr;  // the served, unreleased director request of `tmp`
@@ -272,9 +275,9 @@ class Osci {
   }
 
   // Lines 16/26: waits until a combiner released the request; kServed or kCombine.
-  static std::uint32_t wait_released(const ThreadReq& r) noexcept {
+  static std::uint32_t wait_released(const ThreadReq& r, std::uint64_t& pauses) noexcept {
     std::uint32_t st;
-    wait_until<Wait>([&] { return (st = r.state.load(std::memory_order_acquire)) != kRecorded; });
+    pauses = wait_until<Wait>([&] { return (st = r.state.load(std::memory_order_acquire)) != kRecorded; });
     return st;
   }
   // Before a director reuses its node: every recorder of the last batch has

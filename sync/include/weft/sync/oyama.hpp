@@ -69,11 +69,13 @@ class Oyama {
       Wait w;
       w.pause();
     }
+    std::uint64_t pauses = 0;  // before this call takes the lock (trace)
     for (;;) {
       if (!lock_.load(std::memory_order_relaxed) && !lock_.exchange(true, std::memory_order_acquire)) {
         // Combiner. Our node is either still in the list (the first Swap
         // takes it) or was served by a previous lock holder.
         detail::CombineRound round(stats_);
+        round.waited<Wait>(pauses);
         const std::size_t h_bound = bound_.get();
         std::size_t counter = 0;
         Node* p;
@@ -90,7 +92,7 @@ class Oyama {
         lock_.store(false, std::memory_order_release);
         return my->ret;
       }
-      wait_until<Wait>([&] {
+      pauses += wait_until<Wait>([&] {
         return my->completed.load(std::memory_order_acquire) || !lock_.load(std::memory_order_relaxed);
       });
       if (my->completed.load(std::memory_order_acquire)) return my->ret;
