@@ -19,6 +19,11 @@
 // Rows: "weft" is weft::parallel_sort; "weft scalar kernel" forces the
 // scalar key kernels (std::sort chunks, branch-free scalar merges), which
 // shows what the SIMD kernels add and what the algorithm alone does.
+//
+// The uniform 32-bit case also runs on 1, 2, 4, ... workers
+// ("sort/uniform-i32/N-workers": weft on a runtime of N workers, oneTBB in
+// an arena of N, libstdc++'s parallel mode with N OpenMP threads), the
+// speed-up curve `scripts/plot.py scaling` draws.
 
 #include <algorithm>
 #include <cstdint>
@@ -30,7 +35,9 @@
 #include <string>
 #include <vector>
 
+#include <omp.h>
 #include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
 
 #include <weft/apps/sort.hpp>
 #include <weft/weft.hpp>
@@ -115,6 +122,43 @@ void add_rows(Case& c, std::size_t n, Shape shape) {
   });
 }
 
+// Powers of two up to every worker the machine gives weft.
+std::vector<int> worker_sweep() {
+  const int all = weft::sched::default_worker_count();
+  std::vector<int> counts;
+  for (int w = 1; w < all; w *= 2) counts.push_back(w);
+  counts.push_back(all);
+  return counts;
+}
+
+// The uniform 32-bit sort with `workers` threads in each implementation.
+Case sort_on_workers(std::size_t n, const std::string& size, int workers) {
+  Case c("sort/uniform-i32/" + std::to_string(workers) + (workers == 1 ? "-worker" : "-workers"),
+         std::to_string(n) + " 32-bit keys (" + size + "), uniformly random, on " + std::to_string(workers) +
+             " worker(s) or threads",
+         "ns/key");
+  using K = std::int32_t;
+  c.add(kReference, [=] {
+    weft::Config config;
+    config.workers = workers;
+    weft::Runtime rt(config);
+    return rt.run([&] { return measure_sort<K>(n, Shape::Uniform, [](auto& v) { weft::parallel_sort(v.begin(), v.end()); }); });
+  });
+  c.add("tbb::parallel_sort", [=] {
+    tbb::task_arena arena(workers);
+    return arena.execute(
+        [&] { return measure_sort<K>(n, Shape::Uniform, [](auto& v) { tbb::parallel_sort(v.begin(), v.end()); }); });
+  });
+  c.add("__gnu_parallel::sort", [=] {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(workers);
+    Measurement m = measure_sort<K>(n, Shape::Uniform, [](auto& v) { __gnu_parallel::sort(v.begin(), v.end()); });
+    omp_set_num_threads(before);
+    return m;
+  });
+  return c;
+}
+
 }  // namespace
 
 std::vector<Case> sort_cases(const Options& options) {
@@ -144,6 +188,7 @@ std::vector<Case> sort_cases(const Options& options) {
          "ns/key");
   add_rows<std::int64_t>(c, n64, Shape::Uniform);
   cases.push_back(std::move(c));
+  for (int w : worker_sweep()) cases.push_back(sort_on_workers(n32, size, w));
   return cases;
 }
 
