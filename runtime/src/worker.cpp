@@ -163,8 +163,13 @@ void Worker::start_context(Task* t) {
 }
 
 WEFT_ALWAYS_INLINE void Worker::switch_to(Task* next, PostSwitch action) {
+  jump(next, static_cast<std::uint8_t>(action) | trace_flag_.load(std::memory_order_relaxed));
+}
+
+WEFT_ALWAYS_INLINE void Worker::jump(Task* next, std::uint8_t post_word) {
   Task* prev = current_;
-  post_word_ = static_cast<std::uint8_t>(action) | trace_flag_.load(std::memory_order_relaxed);
+  const auto action = static_cast<PostSwitch>(post_word & ~kTraceSwitch);
+  post_word_ = post_word;
   post_task_ = prev;
   if (!next->ctx) start_context(next);
   current_ = next;
@@ -483,19 +488,29 @@ void Worker::park_current() {
 void Worker::finish_current() {
   Task* self = current_;
   ++finished;
+  // While tracing, this run's end is recorded before `done` is published:
+  // once it is, the joiner (perhaps the thread about to call trace::stop)
+  // may go on and stop the trace before a record made after the switch.
+  const std::uint8_t trace = trace_flag_.load(std::memory_order_relaxed);
   Task* next = self->continuation;
   if (next) {
     // The joiner handed us its worker and waits, suspended, for exactly this.
     self->continuation = nullptr;
+    if (trace) [[unlikely]] trace_run(self, next, static_cast<std::uint8_t>(PostSwitch::finish));
     self->done.store(kFinished, std::memory_order_release);
   } else {
+    if (trace) [[unlikely]] {
+      next = pick_next();
+      if (!next) next = &scheduler_;
+      trace_run(self, next, static_cast<std::uint8_t>(PostSwitch::finish));
+    }
     std::uint32_t old = self->done.fetch_or(kFinished, std::memory_order_acq_rel);
     if (old & kJoinerParked) unpark(UltRef(static_cast<TaskBase*>(self->joiner)));
-    next = pick_next();
+    if (!next) next = pick_next();
     if (!next) next = &scheduler_;
   }
   if (rt_->shutdown_waiting.load(std::memory_order_relaxed)) rt_->note_finished();
-  switch_to(next, PostSwitch::finish);
+  jump(next, static_cast<std::uint8_t>(PostSwitch::finish));  // already traced, if at all
   __builtin_unreachable();
 }
 

@@ -167,6 +167,9 @@ class Worker final {
   void poll_timers();
   bool claim_for_run(Task* t);  // after taking a deque entry
   inline void switch_to(Task* next, PostSwitch action);
+  // switch_to's body: `post_word` says what run_post_switch does there (a
+  // PostSwitch, | kTraceSwitch to record the run's end there).
+  inline void jump(Task* next, std::uint8_t post_word);
   inline void resume(void* from_ctx, Task* from);  // the resumed side of a switch
   void check_canary(const Task* t, const void* saved_sp) const;
   inline void enqueue_ready(Task* t);
