@@ -210,6 +210,7 @@ ws::AlgResult infer_from_table(const Args& a) {
 ws::AlgResult infer_this_machine(const Args& a) {
   ws::ProbeOptions po;
   po.repetitions = a.reps;
+  po.note = [](const std::string& what) { std::fprintf(stderr, "\nweft-topo infer: %s\n", what.c_str()); };
   po.progress = [&](int done, int total) {
     if (done == total || done % 16 == 0)
       std::fprintf(stderr, "\rweft-topo infer: %d/%d context pairs measured", done, total);
@@ -223,7 +224,10 @@ ws::AlgResult infer_this_machine(const Args& a) {
                "(10th percentile %.0f: the floor), TSC %.3f GHz%s\n",
                c.os_cpu, c.timer_overhead, c.local_cas, c.local_cas_p10, c.tsc_per_ns,
                c.invariant_tsc ? "" : " (not invariant: cycles are TSC ticks, not core cycles)");
-  if (a.smt) m.smt = *a.smt;
+  if (a.smt)
+    m.smt = *a.smt;
+  else if (!m.smt_note.empty())
+    std::fprintf(stderr, "weft-topo infer: %s\n", m.smt_note.c_str());
   if (a.save_table) {
     ws::save_latency_table(m.table, *a.save_table,
                            {"measured by weft-topo infer (the MCTOP-ALG lock-step CAS probe, " +
@@ -312,6 +316,7 @@ int cmd_latency(int argc, char** argv) {
     ws::ProbeOptions po;
     po.repetitions = a.reps;
     po.progress = progress("probe");
+    po.note = [](const std::string& what) { std::fprintf(stderr, "\nweft-topo latency: probe: %s\n", what.c_str()); };
     probe = ws::measure_latency_table(cpus, po);
     probe_how = "MCTOP-ALG probe (lock-step CAS, Fig 7.3): cycles of the CAS that takes the line from the other cpu, "
                 "median of " + std::to_string(a.reps) + ", timer overhead subtracted";

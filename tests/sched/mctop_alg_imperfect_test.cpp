@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "latency_machines.hpp"
+#include "weft/sched/latency_probe.hpp"
 #include "weft/sched/latency_table_io.hpp"
 #include "weft/sched/mctop_alg.hpp"
 
@@ -249,4 +250,24 @@ TEST(MctopAlgImperfect, VirtualNumaNodesOverAFlatMachine) {
   EXPECT_NE(d->message.find("split by the OS node"), std::string::npos) << d->message;
   // {9,11,13} spans no node boundary and is kept.
   EXPECT_TRUE(has_group(r.levels[0], V{9, 11, 13}));
+}
+
+// SMT needs a structure: every cpu close to a sibling. A lone close pair (a
+// VM host running two vCPUs on one core during that pair's measurement, seen
+// on a 16-vCPU KVM guest: cpus 4 and 8 at 26 cycles, the rest 152-286) is not
+// one, and neither is the KVM table's close trio among 16.
+TEST(MctopAlgImperfect, SmtNeedsEveryCpuToHaveACloseSibling) {
+  LatencyTable lone = make_table(flat(16, 222), 0.0, 1);
+  lone.at(4, 8) = lone.at(8, 4) = 26;
+  const std::string why = smt_implausible_reason(lone);
+  EXPECT_NE(why.find("cpus 4 and 8 measured 26 cycles"), std::string::npos) << why;
+  EXPECT_NE(why.find("14 of 16 cpus"), std::string::npos) << why;
+
+  EXPECT_FALSE(smt_implausible_reason(kvm16()).empty());
+
+  for (unsigned seed = 1; seed <= 5; ++seed)
+    EXPECT_EQ(smt_implausible_reason(make_table(ivy(), 0.05, seed)), "") << "seed " << seed;
+  // A necessary condition only: on a flat table every cpu is as close to all
+  // others, and the spin test decides.
+  EXPECT_EQ(smt_implausible_reason(make_table(flat(8, 100), 0.05, 1)), "");
 }

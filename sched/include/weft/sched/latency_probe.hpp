@@ -21,8 +21,14 @@ struct ProbeOptions {
   double stdev_step = 0.01;    // ... raising the limit this much on each retry, so it always ends
   int max_retries = 20;        // also the retries for a pair whose median fails the sanity check
   bool warm_up = true;         // DVFS: spin until an empty loop's time is stable before measuring
+  // A table's pairs that fail the SMT sanity check (closer than two cores
+  // can be, yet not SMT siblings) are measured again up to this many times
+  // before the measurement fails with ProbeError.
+  int max_remeasures = 3;
   // Called after each pair: (pairs done, pairs total). For progress output.
   std::function<void(int, int)> progress;
+  // Called with a sentence for each pair measured again, and why.
+  std::function<void(const std::string&)> note;
 };
 
 // The probe's measurements cannot be trusted: a value no cache-line transfer
@@ -89,14 +95,24 @@ LatencyTable measure_pingpong_table(std::span<const int> os_cpus, const PingPong
 // cpu_b at once; true if it slows down by more than 30% (shared core).
 bool detect_smt(int os_cpu_a, int os_cpu_b);
 
+// Whether the table can describe SMT at all: every cpu has a partner within
+// twice the closest pair's latency (a core's contexts are all that close to
+// each other). A lone close pair is not a core: on a virtual machine the host
+// can put two vCPUs on one physical core while that pair is measured (seen on
+// a 16-vCPU KVM guest: cpus 4 and 8 at 26 cycles, every other pair 152-286,
+// and the spin test, run right after, agreed). Empty string: plausible; else
+// why not, naming the pair.
+std::string smt_implausible_reason(const LatencyTable& table);
+
 // This machine's step 1: the latency table of the allowed cpus, libnuma's
 // node of each, the probe's calibration on the first cpu, and SMT detection
-// on the closest pair.
+// on the closest pair, when smt_implausible_reason() lets the table have SMT.
 struct MachineLatencies {
   LatencyTable table;
   std::vector<int> os_nodes;
   ProbeCalibration calibration;
   bool smt = false;
+  std::string smt_note;  // why SMT was ruled out without the spin test, if it was
 };
 MachineLatencies measure_machine(const ProbeOptions& probe = {});
 
