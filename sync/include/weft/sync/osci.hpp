@@ -29,7 +29,17 @@
 //   the next batch;
 // - a caller reads Announce before trying the CAS of line 2 (as the authors'
 //   code does): a recorder of an open batch pays one locked instruction per
-//   operation, the door's CAS (line 20).
+//   operation, the door's CAS (line 20);
+// - a caller waiting for a combiner (lines 16 and 26) watches its node's
+//   release word, on a cache line of its own, not its request: the combiner
+//   writes that word once, after it served the whole node (or to hand the
+//   combiner role to the node's director, line 44), and only then are the
+//   requests read. Watching the requests themselves, every waiting ULT of a
+//   core re-read a line the combiner was writing at each of its turns (one
+//   yield, ~10 ns apart); each re-read took the line away from the combiner in
+//   the middle of the node, so serving a request cost a cache miss of its
+//   own. On 16 cores at W=64 this took Osci-x32 from 35 to 106 Mops/s and
+//   Osci-x128 from 80 to 181 (docs/sync-combining.md, same runs).
 // The core of a caller is weft::this_ult::worker_index() (through
 // current_worker_index(); plain threads use their ordinal), modulo
 // OsciConfig::cores. Like the paper, Osci is correct with any scheduler; it
@@ -87,10 +97,17 @@ class Osci {
     Op req{};
     Result ret{};
   };
+  // What the waiters of a node watch (see above): kRecorded while the batch
+  // waits, kServed once every request in it is served, kCombine when its
+  // director is to combine next (its request is still to be served).
+  struct alignas(cache_line_size) ReleaseWord {
+    std::atomic<std::uint32_t> state{kServed};
+  };
   struct alignas(cache_line_size) ListNode {
     alignas(cache_line_size) std::atomic<int> door{kClose};
     std::atomic<ListNode*> next{nullptr};
     std::size_t count = 0;  // slots in use; changed only while holding the door
+    ReleaseWord release;
     alignas(cache_line_size) ThreadReq reqs[SlotsPerNode];
   };
   struct alignas(cache_line_size) AnnounceSlot {
@@ -133,9 +150,6 @@ class Osci {
 
   Result apply(Handle& h, const Op& arg) {
     AnnounceSlot& announce = announce_[static_cast<std::size_t>(core_index())];
-    ListNode* my_node;
-    std::size_t offset;
-    std::uint64_t pauses = 0;  // the wait of whoever ends up combining (trace)
     for (;;) {
       ListNode* cur = announce.node.load(std::memory_order_acquire);  // line 2: is a batch open?
       if (cur == nullptr) {
@@ -145,6 +159,7 @@ class Osci {
         // The door stays CLOSE (from its last use) until the node is published:
         // a recorder holding a stale pointer to it restarts from line 2.
         mine->next.store(nullptr, std::memory_order_relaxed);
+        mine->release.state.store(kRecorded, std::memory_order_relaxed);
         mine->count = 1;
         mine->reqs[0].req = arg;                                          // line 5
         mine->reqs[0].state.store(kRecorded, std::memory_order_relaxed);  // lines 6-7
@@ -163,18 +178,19 @@ class Osci {
             Wait{}.pause();
           }
           ListNode* prev = tail_.exchange(mine, std::memory_order_acq_rel);  // line 13
-          my_node = mine;
-          offset = 0;
-          if (prev == nullptr) break;                          // empty list: combiner
+          if (prev == nullptr) return combine(mine, 0);        // empty list: combiner
           prev->next.store(mine, std::memory_order_release);  // line 15
-          const std::uint32_t st = wait_released(mine->reqs[0], pauses);  // line 16
-          if (st == kServed) return mine->reqs[0].ret;                    // lines 17-18
-          break;                                                          // released uncompleted: combiner
+          std::uint32_t st;
+          const std::uint64_t pauses =  // line 16
+              wait_until<Wait>([&] { return (st = mine->release.state.load(std::memory_order_acquire)) != kRecorded; });
+          if (st == kServed) return mine->reqs[0].ret;  // lines 17-18
+          return combine(mine, pauses);                 // released uncompleted: combiner
         }
         // Another caller became the director meanwhile: record in its node (cur).
       }
       // Lines 19-28: record in the director's node `cur`.
       bool recorded = false;
+      std::size_t offset = 0;
       for (;;) {  // lines 20-22: acquire the door
         int open = kOpen;
         if (cur->door.compare_exchange_strong(open, kLocked, std::memory_order_acquire,
@@ -197,16 +213,14 @@ class Osci {
         Wait{}.pause();
         continue;  // back to line 2
       }
-      my_node = cur;  // line 23
+      // Lines 26-28. Only a director's request (slot 0) is ever handed the
+      // combiner role (line 44), so a recorder waits until its node is served.
       ThreadReq& slot = cur->reqs[offset];
-      if (wait_released(slot, pauses) == kServed) {  // lines 26-28
-        Result r = slot.ret;
-        slot.state.store(kConsumed, std::memory_order_release);
-        return r;
-      }
-      break;  // released uncompleted: combiner
+      wait_until<Wait>([&] { return cur->release.state.load(std::memory_order_acquire) == kServed; });
+      Result r = slot.ret;
+      slot.state.store(kConsumed, std::memory_order_release);
+      return r;
     }
-    return combine(my_node, offset, pauses);
   }
 
   CombiningStats stats() const noexcept { return stats_.get(); }
@@ -217,20 +231,21 @@ class Osci {
   friend class detail::HandleBase<Handle, Osci>;
   void release_handle(Handle&) noexcept {}  // the nodes are retired (see Handle)
 
-  // Lines 29-45: serve whole nodes from `my_node` on, then pass the role on.
-  // The response of each other node's director (slot 0) is published only
+  // Lines 29-45, run by a director (its request is my_node's slot 0): serve
+  // whole nodes from `my_node` on, then pass the role on. Each other node is
+  // released to its waiters (director and recorders) only
   // once the combiner is done with that node (has read its `next`, or swung
   // Tail away from it): until its director returns, the node cannot be
   // reused, so the reads of line 37/39 and the CAS of line 40 never see a
   // recycled node (with the director released first, it could direct two more
   // batches, reuse the node and put it back at Tail meanwhile: ABA on Tail).
   // `pauses`: how often the new combiner's wait paused before it got the role.
-  Result combine(ListNode* my_node, std::size_t offset, std::uint64_t pauses) {
+  Result combine(ListNode* my_node, std::uint64_t pauses) {
     detail::CombineRound round(stats_);
     round.waited<Wait>(pauses);
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
-    ThreadReq* held = nullptr;  // the served, unreleased director request of `tmp`
+    ListNode* held = nullptr;   // `tmp` when served but not yet released to its waiters
     ListNode* tmp = my_node;    // line 29
     for (;;) {                  // line 30
       const std::size_t n = tmp->count;
@@ -239,20 +254,22 @@ class Osci {
         if (r.state.load(std::memory_order_relaxed) != kServed) {  // not completed
           r.ret = seq_.apply(r.req);
           ++counter;
-          if (j == 0 && tmp != my_node)
-            held = &r;
-          else
-            r.state.store(kServed, std::memory_order_release);  // completed, unlocked
+          r.state.store(kServed, std::memory_order_relaxed);  // completed, unlocked
         }
       }
+      // The node's waiters see it served once the combiner is done with it
+      // (the director's node may then be reused: see `held`).
+      if (tmp != my_node)
+        held = tmp;
+      else
+        tmp->release.state.store(kServed, std::memory_order_release);
       ListNode* next = tmp->next.load(std::memory_order_acquire);
       if (next == nullptr || counter >= h_bound) break;  // line 37
       release_served(held);
       tmp = next;  // line 38
     }
     round.served(counter);
-    Result result = my_node->reqs[offset].ret;
-    if (offset != 0) my_node->reqs[offset].state.store(kConsumed, std::memory_order_release);
+    const Result result = my_node->reqs[0].ret;  // the director's own
     ListNode* next = tmp->next.load(std::memory_order_acquire);
     if (next == nullptr) {  // line 39
       ListNode* expected = tmp;
@@ -264,21 +281,15 @@ class Osci {
       wait_until<Wait>([&] { return (next = tmp->next.load(std::memory_order_acquire)) != nullptr; });  // line 42
     }
     // Lines 43-44: the first request of the next node (its director's) combines next.
-    next->reqs[0].state.store(kCombine, std::memory_order_release);
+    next->reqs[0].state.store(kCombine, std::memory_order_relaxed);
+    next->release.state.store(kCombine, std::memory_order_release);
     release_served(held);
     return result;
   }
 
-  static void release_served(ThreadReq*& r) noexcept {
-    if (r) r->state.store(kServed, std::memory_order_release);
-    r = nullptr;
-  }
-
-  // Lines 16/26: waits until a combiner released the request; kServed or kCombine.
-  static std::uint32_t wait_released(const ThreadReq& r, std::uint64_t& pauses) noexcept {
-    std::uint32_t st;
-    pauses = wait_until<Wait>([&] { return (st = r.state.load(std::memory_order_acquire)) != kRecorded; });
-    return st;
+  static void release_served(ListNode*& node) noexcept {
+    if (node) node->release.state.store(kServed, std::memory_order_release);
+    node = nullptr;
   }
   // Before a director reuses its node: every recorder of the last batch has
   // read its response (slot 0 is the director's own).
