@@ -94,6 +94,9 @@ EXPECTED = {
     "parallel-loops.svg": [f"series-{impl}@{loop}" for loop in ("stream-triad", "mandelbrot", "spmv")
                            for impl in ("weft", "omp static", "tbb auto_partitioner", "ideal")],
     "ult-fib.svg": [f"series-{impl}@fib" for impl in ("weft", "tbb task_group", "openmp task", "ideal")],
+    "ult-fib-16core.svg": [f"series-{impl}@fib" for impl in ("weft", "tbb task_group", "openmp task", "ideal")],
+    "parallel-sort-workers.svg": [f"series-{impl}@uniform-i32"
+                                  for impl in ("weft", "tbb::parallel_sort", "__gnu_parallel::sort", "ideal")],
     "parallel-sort.svg": [f"series-{impl}@sort/uniform-{k}" for k in ("i32", "i64")
                           for impl in ("weft", "weft stable", "tbb::parallel_sort", "__gnu_parallel::sort", "std::sort")],
     "channels-ult.svg": [f"series-{impl}@channels/ult/{kind}/{where}" for kind in ("unbuffered", "buffered-64")
