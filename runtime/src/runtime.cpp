@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstdio>
@@ -53,53 +54,106 @@ std::uint64_t default_ult_limit(const Config& config) {
   return std::max<std::uint64_t>(1, std::min(by_memory, by_address_space));
 }
 
-// Topology loaders still running. They are detached, so a runtime's shutdown
-// does not wait for them, but the process does, at exit: hwloc may be inside
-// another library (libX11, through its display plugins) whose destructors run
-// after the atexit handlers, and a loader still in there would race with them.
-// Never destroyed: a loader may finish during static destruction.
-struct RunningLoaders {
-  std::mutex mutex;
-  std::condition_variable done;
-  int count = 0;
-};
-RunningLoaders& running_loaders() {
-  static auto* loaders = new RunningLoaders;
-  return *loaders;
-}
-void wait_for_topology_loaders() {
-  RunningLoaders& l = running_loaders();
-  std::unique_lock lock(l.mutex);
-  l.done.wait(lock, [&l] { return l.count == 0; });
-}
-// Counts one loader thread from its start to its end.
-class LoaderTicket {
+// The machine model for the steal order, loaded in the background (see the
+// constructor) by one detached thread at a time, which serves every runtime
+// that asked while it was pending. It first waits kTopologyLoadDelay: a
+// program that ends sooner never loads hwloc (a 16-worker cold process took 8.9 ms against oneTBB's 2.9 on a
+// 16-core machine, most of it its exit waiting for a 4.5 ms hwloc load). The
+// process waits at exit only for a load already under way: hwloc may then be
+// inside another library (libX11, through its display plugins) whose
+// destructors run after the atexit handlers. Never destroyed: the thread may
+// outlive static destruction's start.
+class TopologyOrderLoader {
  public:
-  LoaderTicket() {
-    static const bool registered = std::atexit(wait_for_topology_loaders) == 0;
-    (void)registered;
-    std::lock_guard lock(running_loaders().mutex);
-    ++running_loaders().count;
+  static TopologyOrderLoader& instance() {
+    static auto* loader = new TopologyOrderLoader;
+    return *loader;
   }
-  LoaderTicket(LoaderTicket&& other) noexcept : owns_(std::exchange(other.owns_, false)) {}
-  LoaderTicket& operator=(LoaderTicket&&) = delete;
-  ~LoaderTicket() {
-    if (!owns_) return;
-    RunningLoaders& l = running_loaders();
-    std::lock_guard lock(l.mutex);
-    if (--l.count == 0) l.done.notify_all();
+
+  // `rt` wants the topology's steal order for `cpus` once it is loaded.
+  void request(RuntimeImpl* rt, const Config& config, std::vector<int> cpus) {
+    static const bool registered = std::atexit(&TopologyOrderLoader::at_exit) == 0;
+    (void)registered;
+    std::lock_guard lock(mutex_);
+    pending_.push_back({rt, config, std::move(cpus)});
+    if (running_) return;
+    running_ = true;
+    std::thread([this] { run(); }).detach();
+  }
+
+  // `rt` is stopping: its order is never installed (after this returns, the
+  // loader no longer touches it).
+  void withdraw(RuntimeImpl* rt) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(pending_, [rt](const Request& r) { return r.runtime == rt; });
   }
 
  private:
-  bool owns_ = true;
+  static constexpr auto kTopologyLoadDelay = std::chrono::milliseconds(20);
+  struct Request {
+    RuntimeImpl* runtime;
+    Config config;
+    std::vector<int> cpus;
+  };
+
+  void run() {
+    // SCHED_IDLE: the load must not take a CPU from a worker that wakes up
+    // (with normal priority it delayed the first tasks by milliseconds).
+    sched_param idle{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+    std::unique_lock lock(mutex_);
+    wake_.wait_for(lock, kTopologyLoadDelay, [this] { return exiting_; });
+    if (!exiting_) {
+      // Loaded even when every runtime that asked has stopped: a process that
+      // lives this long is likely to start more, and they find it loaded.
+      const std::string file = pending_.empty() ? std::string() : pending_.front().config.topology_file;
+      lock.unlock();
+      try {
+        (void)machine_topology(file);
+      } catch (const std::exception&) {
+        // reported below, to a runtime that still wants the order
+      }
+      lock.lock();
+    }
+    while (!pending_.empty() && !exiting_) {
+      const Request r = pending_.front();
+      lock.unlock();
+      std::string error;
+      StealOrders orders;
+      try {
+        orders = steal_orders_with_distances(r.config, r.cpus);  // the first call loads hwloc
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      lock.lock();
+      auto still = std::find_if(pending_.begin(), pending_.end(), [&](const Request& p) { return p.runtime == r.runtime; });
+      if (still == pending_.end()) continue;  // withdrawn meanwhile
+      if (error.empty())
+        r.runtime->set_steal_orders(orders);
+      else
+        std::fprintf(stderr, "weft: no topology for the steal order (%s); workers steal round-robin\n", error.c_str());
+      pending_.erase(still);
+    }
+    running_ = false;
+    done_.notify_all();
+  }
+
+  static void at_exit() {
+    TopologyOrderLoader& l = instance();
+    std::unique_lock lock(l.mutex_);
+    l.exiting_ = true;
+    l.wake_.notify_all();
+    l.done_.wait(lock, [&l] { return !l.running_; });
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;  // the process exits
+  std::condition_variable done_;  // the thread is done
+  std::vector<Request> pending_;
+  bool running_ = false;
+  bool exiting_ = false;
 };
 }  // namespace
-
-// The loader thread and the runtime share this; whichever is left last frees it.
-struct RuntimeImpl::TopologyLoad {
-  std::mutex mutex;
-  RuntimeImpl* runtime;  // null once the runtime has stopped
-};
 
 RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
     : owner(owner_object), config_(Config::from_env(config)) {
@@ -127,7 +181,10 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
                               : steal_orders_with_distances(config_, cpus));
   retain_overflow_handler();
   for (auto& w : workers_) w->start();
-  if (load_later) start_topology_loader(std::move(cpus));
+  if (load_later) {
+    TopologyOrderLoader::instance().request(this, config_, std::move(cpus));
+    topology_requested_ = true;
+  }
   try {
     trace_runtime_started(*this, [](RuntimeImpl& rt) {
       std::lock_guard lock(registry_mutex());
@@ -138,29 +195,6 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
     release_overflow_handler();
     throw;
   }
-}
-
-void RuntimeImpl::start_topology_loader(std::vector<int> cpus) {
-  topology_load_ = std::make_shared<TopologyLoad>();
-  topology_load_->runtime = this;
-  // Detached: a runtime that stops first only tells it so (shutdown()); the
-  // machine model it loads stays cached for the process (steal_order.cpp).
-  // The process waits for it at exit (LoaderTicket).
-  std::thread([ticket = LoaderTicket{}, load = topology_load_, config = config_, cpus = std::move(cpus)] {
-    // SCHED_IDLE: the load must not take a CPU from a worker that wakes up
-    // (with normal priority it delayed the first tasks by milliseconds).
-    sched_param idle{};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
-    try {
-      auto orders = steal_orders_with_distances(config, cpus);
-      std::lock_guard lock(load->mutex);
-      if (load->runtime) load->runtime->set_steal_orders(orders);
-    } catch (const std::exception& e) {
-      std::lock_guard lock(load->mutex);
-      if (load->runtime)
-        std::fprintf(stderr, "weft: no topology for the steal order (%s); workers steal round-robin\n", e.what());
-    }
-  }).detach();
 }
 
 void RuntimeImpl::set_steal_orders(const StealOrders& orders) {
@@ -226,10 +260,7 @@ void RuntimeImpl::shutdown() {
     }
     futex_wait(&quiesce_word, seq, std::chrono::milliseconds(50));
   }
-  if (topology_load_) {
-    std::lock_guard lock(topology_load_->mutex);
-    topology_load_->runtime = nullptr;  // the loader may finish later; it will not touch us
-  }
+  if (topology_requested_) TopologyOrderLoader::instance().withdraw(this);
   stopping.store(true, std::memory_order_seq_cst);
   for (auto& w : workers_) w->wake_up();
   for (auto& w : workers_) w->join_thread();

@@ -49,18 +49,19 @@ class RuntimeImpl {
   std::atomic<bool> shutdown_waiting{false};
   Runtime* const owner;  // the public object
 
- private:
+  // Replaces every worker's victim list (the background topology loader,
+  // once the machine model is loaded; runtime.cpp).
   void set_steal_orders(const StealOrders& orders);
-  void start_topology_loader(std::vector<int> cpus);
+
+ private:
 
   Config config_;
   std::uint64_t ult_limit_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  // The background load of the machine topology for the steal order (see
-  // the constructor). Shared with the loader thread, which is detached: a
-  // runtime stopping before the load finished does not wait for it.
-  struct TopologyLoad;
-  std::shared_ptr<TopologyLoad> topology_load_;
+  // Whether the constructor asked the background loader for the topology's
+  // steal order (runtime.cpp); shutdown withdraws the request, and does not
+  // wait for a load under way.
+  bool topology_requested_ = false;
   bool shut_down_ = false;
 };
 
