@@ -57,8 +57,9 @@ std::uint64_t default_ult_limit(const Config& config) {
 // The machine model for the steal order, loaded in the background (see the
 // constructor) by one detached thread at a time, which serves every runtime
 // that asked while it was pending. It first waits kTopologyLoadDelay: a
-// program that ends sooner never loads hwloc (a 16-worker cold process took 8.9 ms against oneTBB's 2.9 on a
-// 16-core machine, most of it its exit waiting for a 4.5 ms hwloc load). The
+// program that ends sooner never loads hwloc (a 16-worker cold process took
+// 8.9 ms against oneTBB's 2.9 on a 16-core machine, most of it its exit
+// waiting for a 4.5 ms hwloc load). The
 // process waits at exit only for a load already under way: hwloc may then be
 // inside another library (libX11, through its display plugins) whose
 // destructors run after the atexit handlers. Never destroyed: the thread may
@@ -121,7 +122,7 @@ class TopologyOrderLoader {
       std::string error;
       StealOrders orders;
       try {
-        orders = steal_orders_with_distances(r.config, r.cpus);  // the first call loads hwloc
+        orders = steal_orders_with_distances(r.config, r.cpus);  // the model is loaded by now (or fails again)
       } catch (const std::exception& e) {
         error = e.what();
       }

@@ -54,7 +54,6 @@ class RuntimeImpl {
   void set_steal_orders(const StealOrders& orders);
 
  private:
-
   Config config_;
   std::uint64_t ult_limit_;
   std::vector<std::unique_ptr<Worker>> workers_;

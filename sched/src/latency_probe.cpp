@@ -23,6 +23,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "pair_samples.hpp"
 #include "weft/sched/cpu.hpp"
@@ -281,8 +282,8 @@ PairStats measure_with(Prober& p, int x_cpu, const ProbeCalibration& cal, const 
 bool near_local_but_not_smt(double median, const ProbeCalibration& cal, int a, int b) {
   return median <= 2 * cal.local_cas && !detect_smt(a, b);
 }
-void confirm_near_local(double median, const ProbeCalibration& cal, int a, int b) {
-  if (!near_local_but_not_smt(median, cal, a, b)) return;
+// The error for a pair that broke that rule.
+[[noreturn]] void throw_near_local(double median, const ProbeCalibration& cal, int a, int b) {
   std::ostringstream m;
   m << "weft: probe: cpus " << a << " and " << b << " measured " << median
     << " cycles, at most twice a CAS on cpu " << a << "'s own line (" << cal.local_cas
@@ -290,6 +291,19 @@ void confirm_near_local(double median, const ProbeCalibration& cal, int a, int b
        "measurement cannot be trusted and is not given to MCTOP-ALG (on a virtual machine the host may have moved "
        "the vCPUs: retry)";
   throw ProbeError(m.str());
+}
+void confirm_near_local(double median, const ProbeCalibration& cal, int a, int b) {
+  if (near_local_but_not_smt(median, cal, a, b)) throw_near_local(median, cal, a, b);
+}
+
+// The pair (row, column; row < column) of the smallest latency in a table of
+// at least two cpus.
+std::pair<int, int> closest_pair(const LatencyTable& t) {
+  std::pair<int, int> best{0, 1};
+  for (int a = 0; a < t.size(); ++a)
+    for (int b = a + 1; b < t.size(); ++b)
+      if (t.at(a, b) < t.at(best.first, best.second)) best = {a, b};
+  return best;
 }
 
 // A table of the given cpus with every entry 0 (not measured).
@@ -447,8 +461,10 @@ LatencyTable measure_latency_table(std::span<const int> cpus, const ProbeOptions
       for (int b = a + 1; b < n; ++b)
         if (near_local_but_not_smt(t.at(a, b), cal[a], cpus[a], cpus[b])) suspects.emplace_back(a, b);
     if (suspects.empty()) return t;
-    if (round == o.max_remeasures) confirm_near_local(t.at(suspects[0].first, suspects[0].second), cal[suspects[0].first],
-                                                      cpus[suspects[0].first], cpus[suspects[0].second]);  // throws
+    if (round == o.max_remeasures) {
+      const auto [a, b] = suspects[0];
+      throw_near_local(t.at(a, b), cal[a], cpus[a], cpus[b]);
+    }
     Prober p;
     for (auto [a, b] : suspects) {
       const double before = t.at(a, b);
@@ -547,11 +563,8 @@ MachineLatencies measure_machine(const ProbeOptions& probe) {
   if (cpus.size() >= 2) {
     m.smt_note = smt_implausible_reason(m.table);
     if (m.smt_note.empty()) {
-      int ba = 0, bb = 1;
-      for (int a = 0; a < m.table.size(); ++a)
-        for (int b = a + 1; b < m.table.size(); ++b)
-          if (m.table.at(a, b) < m.table.at(ba, bb)) ba = a, bb = b;
-      m.smt = detect_smt(cpus[ba], cpus[bb]);
+      const auto [a, b] = closest_pair(m.table);
+      m.smt = detect_smt(cpus[a], cpus[b]);
     }
   }
   return m;
@@ -560,10 +573,7 @@ MachineLatencies measure_machine(const ProbeOptions& probe) {
 std::string smt_implausible_reason(const LatencyTable& t) {
   const int n = t.size();
   if (n < 2) return "one cpu";
-  int ba = 0, bb = 1;
-  for (int a = 0; a < n; ++a)
-    for (int b = a + 1; b < n; ++b)
-      if (t.at(a, b) < t.at(ba, bb)) ba = a, bb = b;
+  const auto [ba, bb] = closest_pair(t);
   const double limit = 2 * t.at(ba, bb);
   int alone = 0, first_alone = -1;
   double alone_nearest = 0;

@@ -20,10 +20,9 @@
 //   a full node is treated like a closed door (retry from line 2);
 // - the director prepares its node (door still CLOSE) before publishing it in
 //   Announce, rather than after, and opens the door right after publishing;
-// - a request's `locked` and `completed` flags are one state word (recorded,
-//   served, combine-next, consumed): the combiner releases a served request
-//   with one store, and the recorder marks it consumed once it has read its
-//   result; a director waits until every slot of its node is consumed before
+// - a request's `completed` flag is a state word (recorded, served,
+//   consumed) and its `locked` flag is its node's release word (below): the
+//   recorder marks its request consumed once it has read its result; a director waits until every slot of its node is consumed before
 //   reusing the node: with preemptive threads (or a ULT that was released but
 //   not yet rescheduled) a slow reader must not see its slot overwritten by
 //   the next batch;
@@ -89,7 +88,7 @@ class Osci {
   enum : std::uint32_t {
     kRecorded = 0,  // locked, not completed: waiting for a combiner
     kServed = 1,    // unlocked, completed: ret holds the response (line 35)
-    kCombine = 2,   // unlocked, not completed: the caller combines next (line 44)
+    kCombine = 2,   // (a node's release word only) its director combines next (line 44)
     kConsumed = 3,  // the caller has read its response
   };
   struct ThreadReq {
@@ -281,7 +280,6 @@ class Osci {
       wait_until<Wait>([&] { return (next = tmp->next.load(std::memory_order_acquire)) != nullptr; });  // line 42
     }
     // Lines 43-44: the first request of the next node (its director's) combines next.
-    next->reqs[0].state.store(kCombine, std::memory_order_relaxed);
     next->release.state.store(kCombine, std::memory_order_release);
     release_served(held);
     return result;
