@@ -250,6 +250,7 @@ int usage(std::ostream& os, const std::string& bad = {}) {
         "  --settle MS   pause before each run so other runtimes' threads go idle (default 10)\n"
         "  --quick       small sizes (demo, CI)\n"
         "  --filter S    only cases whose name contains S\n"
+        "  --rows A,B    only the rows named A and B (e.g. --rows weft to profile weft alone)\n"
         "  --json        JSON Lines: one record per (case, impl, metric)\n"
         "suites:\n";
   for (const auto& s : registry())
@@ -470,13 +471,28 @@ int run_suite(const Suite& suite, const Options& o) {
               << o.filter << "' (see 'weft-bench list')\n";
     return 2;
   }
+  auto row_wanted = [&](const std::string& impl) {
+    return o.rows.empty() || std::find(o.rows.begin(), o.rows.end(), impl) != o.rows.end();
+  };
+  for (const auto& want : o.rows) {
+    bool found = false;
+    for (const auto& c : cases)
+      if (o.filter.empty() || c.name.find(o.filter) != std::string::npos)
+        for (const auto& impl : c.impls) found = found || impl.name == want;
+    if (!found) {
+      std::cerr << "weft-bench: no case of suite '" << suite.name << "' kept by --filter has a row '"
+                << want << "' (see 'weft-bench list')\n";
+      return 2;
+    }
+  }
   if (!o.json) print_header(suite, o, m);
   bool failed = false;
   std::vector<RowResult> results;
   for (const auto& c : cases) {
     if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
     std::vector<Row> rows;
-    for (const auto& impl : c.impls) rows.push_back(Row{&impl, {}, {}, {}, {}, {}});
+    for (const auto& impl : c.impls)
+      if (row_wanted(impl.name)) rows.push_back(Row{&impl, {}, {}, {}, {}, {}});
     // Warm-up, then repetitions interleaved across rows so that machine noise
     // and drift fall on every row alike.
     for (int rep = -o.warmup; rep < o.reps; ++rep)
@@ -562,6 +578,15 @@ int main_driver(int argc, char** argv) {
     } else if (a == "--filter") {
       if (!value("--filter")) return usage(std::cerr, "--filter needs a substring");
       o.filter = val;
+    } else if (a == "--rows") {
+      if (!value("--rows") || val.empty()) return usage(std::cerr, "--rows needs a comma-separated list of row names");
+      o.rows.clear();
+      for (std::size_t start = 0; start <= val.size();) {
+        const std::size_t comma = std::min(val.find(',', start), val.size());
+        if (comma == start) return usage(std::cerr, "--rows '" + val + "' has an empty row name");
+        o.rows.push_back(val.substr(start, comma - start));
+        start = comma + 1;
+      }
     } else {
       return usage(std::cerr, "unknown option '" + args[i] + "'");
     }

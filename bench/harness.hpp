@@ -97,6 +97,7 @@ struct Options {
   bool quick = false;  // --quick: small sizes (demo, CI)
   bool json = false;   // --json: JSON Lines instead of the table
   std::string filter;  // --filter SUBSTR: only cases whose name contains it
+  std::vector<std::string> rows;  // --rows A,B: only these rows (e.g. to profile one)
 };
 
 // One row of a case. A row with a non-empty `missing` is listed but never run:
