@@ -17,7 +17,7 @@ namespace weft::detail {
 namespace {
 
 // Blocks of plain threads come from (and go back to) the shared depot.
-Task* new_shared_block() { return ::new (TaskBlockPool::allocate_shared()) Task{}; }
+Task* new_shared_block() { return ::new (TaskBlockPool::allocate_shared()) Task; }  // see allocate_task_block
 
 void report_detached_exception(Task* t) {
   try {

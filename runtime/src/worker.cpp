@@ -34,8 +34,8 @@ namespace bctx = boost::context::detail;
 
 namespace weft::detail {
 
-__attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker = nullptr;
-__attribute__((tls_model("initial-exec"))) thread_local int tls_worker_index = -1;
+__attribute__((tls_model("initial-exec"))) constinit thread_local Worker* tls_worker = nullptr;
+__attribute__((tls_model("initial-exec"))) constinit thread_local int tls_worker_index = -1;
 
 // First thing a context runs after a switch: finish the sanitizer switch,
 // save the suspended context, run the post-switch action for it. Inlined

@@ -104,7 +104,10 @@ class Worker final {
   // (checked whenever the free list runs dry: every few hundred spawns).
   Task* allocate_task_block() {
     if (!blocks_.has_free()) [[unlikely]] check_ult_limit();
-    return ::new (blocks_.allocate()) Task{};
+    // Default-initialised, not `Task{}`: every field has its initialiser, and
+    // `Task{}` made GCC zero the whole block first with `rep stos`, ~17 % of a
+    // create+join (its start-up cost on AMD Zen).
+    return ::new (blocks_.allocate()) Task;
   }
   void free_task_block(void* block) { blocks_.free(block); }  // the Task in it already destroyed
   std::size_t stack_bytes() const { return stacks_.usable_bytes(); }
@@ -222,8 +225,9 @@ class Worker final {
 };
 
 // The worker running on this thread (null on other threads). initial-exec: a
-// plain %fs-relative load, not a __tls_get_addr call, on every scheduler path.
-extern __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker;
+// plain %fs-relative load, not a __tls_get_addr call, on every scheduler path;
+// constinit: no check for (and call of) a TLS init function before it.
+extern __attribute__((tls_model("initial-exec"))) constinit thread_local Worker* tls_worker;
 
 void task_entry(void* transfer);  // first frame of every ULT stack
 void on_resume(void* from_ctx, void* from_task);

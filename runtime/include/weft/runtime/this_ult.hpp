@@ -24,7 +24,7 @@ class UltRef {
 namespace detail {
 // The index of the worker this thread runs, -1 on other threads (read by
 // this_ult::worker_index(), inline: combining objects ask on every operation).
-extern __attribute__((tls_model("initial-exec"))) thread_local int tls_worker_index;
+extern __attribute__((tls_model("initial-exec"))) constinit thread_local int tls_worker_index;
 }  // namespace detail
 
 namespace this_ult {

@@ -96,7 +96,7 @@ class Ult {
 namespace detail {
 template <class T, class F>
 Ult<T> make_ult(F&& f, RuntimeImpl* rt, int pinned_worker, std::uint16_t label) {
-  check_worker_index(rt, pinned_worker);
+  if (pinned_worker != -1) check_worker_index(rt, pinned_worker);  // spawn(): no call
   Ult<T> handle;
   TaskBase* t = make_task(std::forward<F>(f));
   if (label) t->label = label;  // a fresh block's is 0: no store for an unlabelled spawn
