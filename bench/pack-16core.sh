@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Packs what bench/run-16core.sh runs into .device-bundle/ (git-ignored) and
+# keeps it under the device tool's 64 MiB carry limit: the full bundle of
+# ../shared/tools/device-bundle.sh is ~130 MB (every test, OpenBLAS, MPI).
+# Keeps weft-bench, weft-topo, weft-startup-probe, weft-omp-probe, the stress
+# tests run-16core.sh runs, the libraries they link, and libweft-omp.so.
+#   bash bench/pack-16core.sh            (builds build/release first)
+# Then: run with carry [".device-bundle", ".device-ref"] (the authors'
+# benchmarks, if built) the command
+#   bash bench/run-16core.sh .device-bundle .device-ref $OUT [PART,...]
+set -euo pipefail
+top=$(git rev-parse --show-toplevel); cd "$top"
+bash ../shared/tools/device-bundle.sh >/dev/null
+out=.device-bundle
+keep="weft-bench weft-topo weft-startup-probe weft-omp-probe runtime_ult_test runtime_scheduler_test
+      runtime_many_ults_test sync_combining_stress_test sync_linearizability_test"
+for exe in "$out"/bin/*; do
+  case " $(echo $keep) " in *" $(basename "$exe") "*) ;; *) rm -f "$exe" ;; esac
+done
+needed=$(for exe in "$out"/bin/*; do LD_LIBRARY_PATH=$out/lib ldd "$exe" | awk '/=> \//{print $3}'; done |
+         xargs -n1 basename | sort -u)
+for lib in "$out"/lib/*; do
+  echo "$needed" | grep -qx "$(basename "$lib")" || rm -f "$lib"
+done
+cp build/release/openmp/libweft-omp.so "$out/lib/"
+size=$(du -sm "$out" | cut -f1)
+echo "$out: ${size} MiB: $(ls "$out/bin" | tr '\n' ' ')"
+if [ "$size" -ge 60 ]; then
+  echo "pack-16core.sh: $out is ${size} MiB, too close to the 64 MiB carry limit" >&2
+  exit 1
+fi
