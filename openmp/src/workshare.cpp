@@ -67,10 +67,12 @@ void take_stolen_chunk(const WorkShare& w, MemberState& m, std::uint64_t chunk) 
 }
 
 // GCC's code for lastprivate copies out in the member whose last chunk ends
-// the loop, so the member that takes the loop's last chunk takes no other
-// after it (the last chunk is the back of some range, taken from the front
-// of its owner's: that member's range is empty then, and no chunk is left
-// behind).
+// the loop, so the member that takes the loop's final chunk takes no other
+// after it. The final chunk is therefore in no member's range: it is taken
+// once every range is empty, so its taker stops when there is nothing left
+// to share. (It used to sit at the back of the last member's range: a thief
+// that stole it stopped stealing, and on msgmerge one member then idled for
+// a quarter of the loop while the other worked through its range alone.)
 bool steal_next(WorkShare& w, MemberState& m, int members, int me) {
   if (m.took_last_chunk) return false;
   std::atomic<std::uint64_t>& mine = w.ranges[me].chunks;
@@ -96,15 +98,25 @@ bool steal_next(WorkShare& w, MemberState& m, int members, int me) {
       }
     }
   }
-  return false;  // every chunk taken (some maybe by a thief that has not stored its range yet: it runs them)
+  // Every range empty (some chunks maybe with a thief that has not stored
+  // its range yet: it runs them): the final chunk, to the first who asks.
+  if (w.final_chunk_free.load(std::memory_order_relaxed) &&
+      w.final_chunk_free.exchange(false, std::memory_order_relaxed)) {
+    take_stolen_chunk(w, m, ceil_div(w.space.count, w.chunk) - 1);  // sets took_last_chunk
+    return true;
+  }
+  return false;
 }
 
 // Sets up the members' ranges when the loop may steal: each starts with its
-// static block of chunks (the first chunks mod P blocks one longer).
+// static block of the chunks but the final one (the first chunks mod P
+// blocks one longer); the final chunk is held back (steal_next).
 void set_up_stealing(WorkShare& w, int members) {
-  const std::uint64_t chunks = ceil_div(w.space.count, w.chunk);
-  w.stealing = members > 1 && chunks < 0xFFFFFFFFu;
+  const std::uint64_t all_chunks = ceil_div(w.space.count, w.chunk);
+  w.stealing = members > 1 && all_chunks < 0xFFFFFFFFu;
   if (!w.stealing) return;
+  w.final_chunk_free.store(all_chunks > 0, std::memory_order_relaxed);
+  const std::uint64_t chunks = all_chunks > 0 ? all_chunks - 1 : 0;
   if (w.ranges_capacity < members) {
     delete[] w.ranges;
     w.ranges = new WorkShare::Range[static_cast<std::size_t>(members)];

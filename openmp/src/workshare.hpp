@@ -24,7 +24,12 @@
 //                      static_steal schedule, kmp_dispatch.cpp). Members
 //                      then contend only when they steal, not at every
 //                      chunk. A member's chunks are not in increasing order
-//                      after a steal, which nonmonotonic allows.
+//                      after a steal, which nonmonotonic allows. The loop's
+//                      final chunk is in no range: it goes, last, to the
+//                      first member that finds every range empty (a member
+//                      that ran the final chunk may take no other: GCC's
+//                      lastprivate copy-out tests that the member's last
+//                      chunk ended the loop).
 //   guided, c:         the next ceil(left / P) iterations, at least c; one CAS.
 //   ordered:           any of these; a member passes the ordered turn on at
 //                      the end of each chunk (`turn` = first iteration whose
@@ -66,6 +71,7 @@ struct alignas(sched::cache_line_size) WorkShare {
   int ranges_capacity = 0;
   bool stealing = false;
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> next{0};   // dynamic, guided
+  std::atomic<bool> final_chunk_free{false};  // nonmonotonic:dynamic: the final chunk is not taken yet
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> turn{0};   // ordered
 };
 

@@ -4,6 +4,8 @@
 // (more loops in flight than there are worksharing slots), combined
 // `parallel for`, lastprivate, ordered, and ordered(n) with depend(sink)
 // and depend(source).
+#include <sched.h>
+
 #include <climits>
 #include <atomic>
 #include <vector>
@@ -196,6 +198,40 @@ int main() {
       last = i;
     }
     CHECK(last == kN - 1, "dynamic,1 uneven lastprivate %d", last);
+  }
+  // A member does not leave a dynamic loop while iterations are left: the
+  // member that runs iteration 0 waits there until another member has run one
+  // of iterations 1..31 (the rest of its block, on weft) or every other member
+  // has left the loop; the check is that one ran them. weft's stealing loop
+  // used to stop a member once it had taken the loop's final chunk, which was
+  // at the back of the last member's block: that member left without
+  // stealing, and the first member ran its whole block alone.
+  {
+    constexpr int n = 64, block = 32;
+    std::vector<std::atomic<int>> runner(n);
+    for (auto& r : runner) r = -1;
+    std::atomic<int> left{0};
+#pragma omp parallel num_threads(2)
+    {
+      const int me = omp_get_thread_num();
+#pragma omp for schedule(dynamic) nowait
+      for (int i = 0; i < n; ++i) {
+        runner[i] = me;
+        if (i == 0) {
+          auto helped = [&] {
+            for (int j = 1; j < block; ++j)
+              if (const int r = runner[j]; r != -1 && r != me) return true;
+            return false;
+          };
+          while (!helped() && left.load() < omp_get_num_threads() - 1) sched_yield();
+        }
+      }
+      left.fetch_add(1);
+    }
+    int by_others = 0;
+    for (int j = 1; j < block; ++j) by_others += runner[j] != runner[0];
+    CHECK(by_others > 0, "dynamic: a member left the loop while iterations 1..%d waited for the member "
+          "stuck in iteration 0", block - 1);
   }
   // lastprivate: the value of the sequentially last iteration.
   {
