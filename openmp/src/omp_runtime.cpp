@@ -1,6 +1,7 @@
 #include "omp_runtime.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "icv.hpp"
 #include "weft/apps/default_runtime.hpp"
 #include "weft/apps/environment.hpp"
+#include "weft/runtime/stats.hpp"
 #include "weft/sched/cpuset.hpp"
 
 namespace weft::omp {
@@ -119,6 +121,12 @@ const Config& runtime_config() { return start().config; }
 
 int initial_thread_cpu() { return start().initial_cpu; }
 
+namespace {
+void print_stats_at_exit() {
+  std::fprintf(stderr, "weft: statistics at exit (libweft-omp.so)\n%s", runtime().stats().to_string().c_str());
+}
+}  // namespace
+
 Runtime& runtime() {
   // Never destroyed (see the header).
   static Runtime* rt = [] {
@@ -137,6 +145,10 @@ Runtime& runtime() {
       // binding is what sched::allowed_cpus() sees), and only when this is
       // the initial thread.
       if (initial_thread_cpu() >= 0 && gettid() == getpid()) sched::pin_current_thread(initial_thread_cpu());
+      // WEFT_STATS=1: a runtime prints its statistics when it shuts down, and
+      // this one never does, so they are printed at exit (a snapshot: the
+      // workers are idle by then, not stopped).
+      if (r->config().print_stats) std::atexit(print_stats_at_exit);
       return r;
     } catch (const std::exception& e) {
       fatal("starting the runtime", e.what());
