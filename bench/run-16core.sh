@@ -17,6 +17,9 @@
 #              regions, fib/mergesort/tree) under libgomp and libweft-omp.so
 #              on every CPU (a few minutes: libgomp's task rows are slow);
 #   tests      a few stress tests at N workers (~1 min).
+# The default (every part but sweep) adds up to ~12 minutes, more than one
+# device call may run (10 minutes): split it, e.g. `topology,startup,ult,tests`
+# and then `combining,openmp`, each call with its own OUTDIR.
 # Output: at most 8 files in OUTDIR (the device tool brings back no more):
 # topology.txt, latency-{probe,pingpong}.txt, combining.txt (combining,
 # scaling, sweep), ult.txt (ult, startup), sort-workers.txt, openmp.txt, tests.txt.
