@@ -463,10 +463,10 @@ bool run_once(Row& row, bool record, int settle_ms) {
 int run_suite(const Suite& suite, const Options& o) {
   const Machine m = machine();
   std::vector<Case> cases = suite.cases(o);
-  size_t matched = 0;
+  std::vector<const Case*> kept;  // the cases --filter keeps, in order
   for (const auto& c : cases)
-    if (o.filter.empty() || c.name.find(o.filter) != std::string::npos) ++matched;
-  if (matched == 0) {
+    if (o.filter.empty() || c.name.find(o.filter) != std::string::npos) kept.push_back(&c);
+  if (kept.empty()) {
     std::cerr << "weft-bench: no case of suite '" << suite.name << "' matches --filter '"
               << o.filter << "' (see 'weft-bench list')\n";
     return 2;
@@ -476,9 +476,8 @@ int run_suite(const Suite& suite, const Options& o) {
   };
   for (const auto& want : o.rows) {
     bool found = false;
-    for (const auto& c : cases)
-      if (o.filter.empty() || c.name.find(o.filter) != std::string::npos)
-        for (const auto& impl : c.impls) found = found || impl.name == want;
+    for (const Case* c : kept)
+      for (const auto& impl : c->impls) found = found || impl.name == want;
     if (!found) {
       std::cerr << "weft-bench: no case of suite '" << suite.name << "' kept by --filter has a row '"
                 << want << "' (see 'weft-bench list')\n";
@@ -488,8 +487,8 @@ int run_suite(const Suite& suite, const Options& o) {
   if (!o.json) print_header(suite, o, m);
   bool failed = false;
   std::vector<RowResult> results;
-  for (const auto& c : cases) {
-    if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
+  for (const Case* kept_case : kept) {
+    const Case& c = *kept_case;
     std::vector<Row> rows;
     for (const auto& impl : c.impls)
       if (row_wanted(impl.name)) rows.push_back(Row{&impl, {}, {}, {}, {}, {}});
