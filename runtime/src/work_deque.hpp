@@ -83,6 +83,23 @@ class WorkDeque {
     return true;
   }
 
+  // Owner only: takes the oldest entry if it is `t`; false if the oldest is
+  // another ULT or a thief took it first. (A joiner running the child it
+  // joins in creation order: see Worker::try_run_unstarted.) No fence, unlike
+  // steal(): only the owner moves the bottom, so no pop can race with it.
+  bool take_top_if(const Task* t) {
+    std::int64_t top = top_.load(std::memory_order_acquire);
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    if (top >= b || array_.load(std::memory_order_relaxed)->task(top) != t) return false;
+    return top_.compare_exchange_strong(top, top + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+  }
+
+  // Entries between top and bottom (exact for the owner, a hint for others).
+  std::size_t size() const {
+    const std::int64_t n = bottom_.load(std::memory_order_acquire) - top_.load(std::memory_order_acquire);
+    return n > 0 ? static_cast<std::size_t>(n) : 0;
+  }
+
   enum class StealResult { ok, empty, lost_race };
 
   // Any thread: takes the oldest entry.

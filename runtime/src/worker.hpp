@@ -117,6 +117,7 @@ class Worker final {
   void wake_up();                // futex wake if sleeping
   bool sleeping() const { return sleeping_.load(std::memory_order_seq_cst); }
   bool has_stealable_work() const { return !deque_.empty(); }
+  std::size_t deque_entries() const { return deque_.size(); }  // incl. stale ones (tests)
   WorkerStats stats() const;
 
   int index() const { return index_; }

@@ -3,7 +3,9 @@
 // newest entry, thieves take the oldest, and every entry is taken exactly
 // once (the property the paper proves: no entry is lost or taken twice), also
 // while the array grows and when the owner and a thief race for the last
-// entry. Tickets travel with their entries through growth.
+// entry, and when the owner takes the oldest entry (take_top_if). Tickets
+// travel with their entries through growth. Last, in a runtime: joining
+// children in creation order takes their entries off the deque.
 
 #include <gtest/gtest.h>
 
@@ -13,8 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "weft/runtime.hpp"
 #include "weft/sched/cpu.hpp"
 #include "work_deque.hpp"
+#include "worker.hpp"
 
 namespace weft::detail {
 namespace {
@@ -225,6 +229,86 @@ TEST(WorkDeque, OwnerAndAThiefRacingForTheLastEntryExactlyOneWins) {
   std::vector<std::vector<int>> stolen = thieves.join();
   expect_each_taken_once(kRaceRounds, popped, stolen);
   RecordProperty("rounds_the_thief_won", static_cast<int>(stolen[0].size()));  // ~half on an idle 2-core machine
+}
+
+// take_top_if (a joiner taking the child it joins in creation order) takes
+// the oldest entry only when it is the one named, and never changes the rest.
+TEST(WorkDeque, OwnerTakesTheOldestEntryOnlyWhenItIsTheOneNamed) {
+  WorkDeque d(2);
+  EXPECT_FALSE(d.take_top_if(task_of(0)));  // empty
+  for (int i = 0; i < 5; ++i) d.push(task_of(i), ticket_of(i));
+  EXPECT_EQ(d.size(), 5u);
+  EXPECT_FALSE(d.take_top_if(task_of(1)));  // in the deque, but not the oldest
+  EXPECT_FALSE(d.take_top_if(task_of(4)));  // the newest is not taken from the top
+  EXPECT_EQ(d.size(), 5u);
+  EXPECT_TRUE(d.take_top_if(task_of(0)));
+  EXPECT_FALSE(d.take_top_if(task_of(0)));  // taken once only
+  std::uint32_t ticket = 0;
+  ASSERT_TRUE(d.peek_top_ticket(ticket));
+  EXPECT_EQ(ticket, ticket_of(1));
+  EXPECT_EQ(d.size(), 4u);
+  EXPECT_EQ(d.pop(), task_of(4));
+  Task* out = nullptr;
+  ASSERT_EQ(d.steal(out), WorkDeque::StealResult::ok);
+  EXPECT_EQ(out, task_of(1));
+  EXPECT_TRUE(d.take_top_if(task_of(2)));
+  EXPECT_TRUE(d.take_top_if(task_of(3)));  // the last entry
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(d.size(), 0u);
+  d.push(task_of(5), ticket_of(5));  // indices go on from where the top stopped
+  EXPECT_EQ(d.peek_bottom(), task_of(5));
+  EXPECT_EQ(d.pop(), task_of(5));
+}
+
+// The owner takes entries from the top in push order while thieves steal
+// them there too: every entry is taken exactly once, also when the owner and
+// a thief race for the same oldest entry.
+TEST(WorkDeque, OwnerTakingFromTheTopAndThievesTakeEachEntryOnce) {
+  WorkDeque d(2);
+  Thieves thieves(d, kThieves);
+  std::vector<int> taken_by_owner;
+  int next_to_take = 0;
+  for (int i = 0; i < kEntries;) {
+    const int burst = 1 + i % 23;
+    for (int j = 0; j < burst && i < kEntries; ++j, ++i) d.push(task_of(i), ticket_of(i));
+    // Try the entries in push order, as a joiner joining its children in
+    // creation order does; one a thief took first is skipped.
+    for (; next_to_take < i; ++next_to_take)
+      if (d.take_top_if(task_of(next_to_take))) taken_by_owner.push_back(next_to_take);
+  }
+  for (WorkDeque::Entry e = d.pop_entry(); e.task; e = d.pop_entry()) taken_by_owner.push_back(id_of(e.task));
+  std::vector<std::vector<int>> stolen = thieves.join();
+  expect_each_taken_once(kEntries, taken_by_owner, stolen);
+  EXPECT_TRUE(d.empty());
+}
+
+// In a runtime: a ULT that spawns batches and joins each batch in creation
+// order, never yielding, leaves no entries behind in its worker's deque. (It
+// used to claim each child and leave its entry, and with it the child's
+// block, until the joiner yielded: 500 entries more per batch here, and ~27 MB
+// per batch of 10^5 in the benchmark's pattern.)
+class JoinInCreationOrder : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Workers, JoinInCreationOrder, ::testing::Values(1, 2));
+
+TEST_P(JoinInCreationOrder, LeavesNoStaleEntriesBehind) {
+  Config c;
+  c.workers = GetParam();
+  c.pin_workers = false;
+  Runtime rt(c);
+  const std::vector<std::size_t> left = rt.spawn_on(0, [] {
+      std::vector<std::size_t> entries;
+      for (int batch = 0; batch < 20; ++batch) {
+        std::vector<Ult<int>> children;
+        for (int i = 0; i < 500; ++i) children.push_back(spawn([i] { return i; }));
+        long sum = 0;
+        for (auto& child : children) sum += child.join();
+        EXPECT_EQ(sum, 500 * 499 / 2);
+        entries.push_back(tls_worker->deque_entries());
+      }
+      return entries;
+    }).join();
+  for (std::size_t batch = 0; batch < left.size(); ++batch)
+    EXPECT_EQ(left[batch], 0u) << "entries left in the deque after batch " << batch;
 }
 
 }  // namespace
