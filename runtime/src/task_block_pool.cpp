@@ -12,7 +12,14 @@ namespace weft::detail {
 
 namespace {
 
-constexpr std::size_t kBlocksPerChunk = 4096;  // 1 MiB mappings
+// A node's first chunk is 1 MiB of ordinary pages: a program with a few
+// thousand ULTs touches only the pages it carves. Every later chunk is one
+// 2 MiB transparent huge page: a program that has more than 4096 ULTs alive
+// at once walks its blocks in no page order, and with 4 KiB pages a TLB miss
+// every 16 blocks made a batch of 10^5 create+joins ~1.3x slower on the AMD
+// dev VM (bench/results/ult-2core.md, 2026-11-26 evening).
+constexpr std::size_t kFirstChunkBytes = std::size_t{1} << 20;
+constexpr std::size_t kHugeChunkBytes = sched::kHugePageBytes;
 constexpr std::size_t kPlainThreadCarve = 32;  // blocks carved at once for plain threads
 
 // Process-wide: batches of free blocks, and the chunks they come from
@@ -42,10 +49,12 @@ class Depot {
     Fresh* fresh = nullptr;
     for (Fresh& f : fresh_)
       if (f.os_node == os_node) fresh = &f;
-    if (!fresh) fresh = &fresh_.emplace_back(Fresh{os_node, nullptr, nullptr});
-    if (fresh->next == fresh->end) {
-      constexpr std::size_t bytes = kBlocksPerChunk * kTaskBlockBytes;
-      fresh->next = static_cast<char*>(sched::allocate_node_memory(bytes, os_node));  // throws std::bad_alloc
+    if (!fresh) fresh = &fresh_.emplace_back(Fresh{os_node, nullptr, nullptr, 0});
+    if (static_cast<std::size_t>(fresh->end - fresh->next) < kTaskBlockBytes) {  // throws std::bad_alloc
+      const bool first = fresh->chunks++ == 0;
+      const std::size_t bytes = first ? kFirstChunkBytes : kHugeChunkBytes;
+      fresh->next = static_cast<char*>(first ? sched::allocate_node_memory(bytes, os_node)
+                                             : sched::allocate_node_memory_huge(bytes, os_node));
       fresh->end = fresh->next + bytes;
     }
     count = std::min(count, static_cast<std::size_t>(fresh->end - fresh->next) / kTaskBlockBytes);
@@ -108,6 +117,7 @@ class Depot {
     int os_node;
     char* next;
     char* end;
+    std::size_t chunks;  // mapped so far
   };
   std::vector<Fresh> fresh_;
 };

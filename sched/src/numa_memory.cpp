@@ -73,6 +73,25 @@ void* allocate_node_memory(std::size_t bytes, int os_node) {
   return p;
 }
 
+void* allocate_node_memory_huge(std::size_t bytes, int os_node) {
+  bytes = huge_page_bytes(bytes);
+  // Map one huge page more, then unmap what lies outside the aligned range.
+  const std::size_t mapped = bytes + kHugePageBytes;
+  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  char* raw = static_cast<char*>(p);
+  char* aligned = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + kHugePageBytes - 1) &
+                                          ~(kHugePageBytes - 1));
+  if (aligned > raw) munmap(raw, static_cast<std::size_t>(aligned - raw));
+  if (char* end = raw + mapped; aligned + bytes < end) munmap(aligned + bytes, static_cast<std::size_t>(end - aligned - bytes));
+#if defined(MADV_HUGEPAGE)
+  madvise(aligned, bytes, MADV_HUGEPAGE);  // a hint: refused (THP off) leaves 4 KiB pages
+#endif
+  prefer_node(aligned, bytes, os_node);
+  scan_for_leaks(aligned, bytes, true);
+  return aligned;
+}
+
 void free_node_memory(void* p, std::size_t bytes) noexcept {
   if (!p) return;
   scan_for_leaks(p, bytes, false);

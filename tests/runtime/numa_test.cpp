@@ -1,7 +1,8 @@
 // Per-worker memory on the worker's NUMA node: ULT stacks, deque arrays and
 // the Worker object are mappings with MPOL_PREFERRED for the node of the
 // worker's CPU. Checked through the kernel's own view (get_mempolicy) of
-// the pages a ULT's stack uses, on every worker, and of the allocator itself.
+// the pages a ULT's stack uses, on every worker, and of the allocator itself
+// (also its huge-page variant, used for task blocks).
 
 #include <gtest/gtest.h>
 #include <numa.h>
@@ -11,6 +12,9 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include <weft/runtime.hpp>
@@ -64,6 +68,47 @@ TEST(NodeMemory, NoNodeMeansTheDefaultPolicy) {
     EXPECT_EQ(policy_of(mem).mode, MPOL_DEFAULT);
   }
   weft::sched::free_node_memory(mem, bytes);
+}
+
+// The VmFlags line of the mapping that holds addr (/proc/self/smaps).
+std::string vm_flags_of(const void* addr) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return {};
+}
+
+// Huge-page memory (the runtime's task blocks after the first megabyte):
+// whole 2 MiB pages, aligned to one, asked for as transparent huge pages
+// where the kernel has them, and preferring the node like the rest.
+TEST(NodeMemory, HugePageMemoryIsAlignedWholeAndAdvised) {
+  using weft::sched::kHugePageBytes;
+  EXPECT_EQ(weft::sched::huge_page_bytes(1), kHugePageBytes);
+  EXPECT_EQ(weft::sched::huge_page_bytes(kHugePageBytes), kHugePageBytes);
+  EXPECT_EQ(weft::sched::huge_page_bytes(kHugePageBytes + 1), 2 * kHugePageBytes);
+  const int node = numa_supported() ? numa_node_of_cpu(sched_getcpu()) : -1;
+  const std::size_t bytes = 3 * (kHugePageBytes / 2);  // rounded up to two huge pages
+  auto* mem = static_cast<volatile char*>(weft::sched::allocate_node_memory_huge(bytes, node));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(mem) % kHugePageBytes, 0u);
+  mem[0] = 1;
+  mem[weft::sched::huge_page_bytes(bytes) - 1] = 2;  // the rounded-up end is usable
+  if (numa_supported()) {
+    EXPECT_EQ(policy_of(const_cast<char*>(mem)).mode, MPOL_PREFERRED);
+  }
+  // Kernels with transparent huge pages show the advice as "hg" in VmFlags.
+  const std::string flags = vm_flags_of(const_cast<char*>(mem));
+  if (std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled") && !flags.empty()) {
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << "no MADV_HUGEPAGE flag on the mapping: " << flags;
+  }
+  weft::sched::free_node_memory(const_cast<char*>(mem), weft::sched::huge_page_bytes(bytes));
 }
 
 TEST(NodeMemory, UnknownCpuHasNoNode) { EXPECT_EQ(weft::sched::os_node_of_cpu(-1), -1); }

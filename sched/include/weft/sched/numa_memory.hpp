@@ -55,6 +55,20 @@ bool prefer_node(void* addr, std::size_t bytes, int os_node) noexcept;
 void* allocate_node_memory(std::size_t bytes, int os_node);
 void free_node_memory(void* p, std::size_t bytes) noexcept;
 
+// The same for large arrays whose objects are reached in no particular page
+// order (the runtime's ULT control blocks): `bytes` is rounded up to whole
+// 2 MiB huge pages, the mapping is aligned to one, and transparent huge
+// pages are asked for (madvise MADV_HUGEPAGE; the kernel may still use 4 KiB
+// pages). With 4 KiB pages, 10^5 blocks of 256 bytes span 6250 pages, more
+// than a core's TLB holds. Each huge page is zeroed at its first touch
+// (~2 MiB at once), so use it where much of the memory will be used. Free
+// with free_node_memory and huge_page_bytes(bytes).
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+constexpr std::size_t huge_page_bytes(std::size_t bytes) {
+  return (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+}
+void* allocate_node_memory_huge(std::size_t bytes, int os_node);
+
 // Small and quick by default (well under a second per node on a small box).
 struct MemoryProbeOptions {
   std::size_t chase_bytes = 64u << 20;   // pointer-chase working set (bigger than common LLCs)
