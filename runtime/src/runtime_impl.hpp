@@ -11,6 +11,7 @@
 
 #include "weft/runtime/config.hpp"
 #include "weft/runtime/stats.hpp"
+#include "weft/sched/cpu.hpp"
 #include "steal_order.hpp"
 #include "worker.hpp"
 
@@ -38,14 +39,26 @@ class RuntimeImpl {
   std::uint64_t ult_limit() const { return ult_limit_; }  // Config::max_ults, resolved
   void note_finished();  // a ULT finished: shutdown() may be waiting
 
-  std::atomic<int> searching{0};  // workers spinning for work
+  // The shared counters, grouped by who writes them, a cache line per group:
+  // a write from one group must not take the line of another away from the
+  // workers that read it on every spawn or finish. (A plain thread's spawns
+  // shared a line with `sleepers`, which every worker spawn reads: an OpenMP
+  // team's initial thread creating tasks moved that line twice per task.)
+  //
+  // Read on every spawn (push_new); written when a worker starts or stops
+  // looking for work, or sleeps.
+  alignas(sched::cache_line_size) std::atomic<int> searching{0};  // workers spinning for work
   std::atomic<int> sleepers{0};
-  std::atomic<bool> stopping{false};
-  std::atomic<std::uint64_t> external_spawns{0};
+  // Written by every spawn from a plain thread (submit_new) and every unpark from one.
+  alignas(sched::cache_line_size) std::atomic<std::uint64_t> external_spawns{0};
   std::atomic<std::uint64_t> external_unparks{0};  // statistics: unparks of ULTs from plain threads
-  std::atomic<std::int64_t> pending_timers{0};
   std::atomic<std::uint32_t> round_robin{0};
+  // Written by timers and by shutdown's wake-ups.
+  alignas(sched::cache_line_size) std::atomic<std::int64_t> pending_timers{0};
   std::atomic<std::uint32_t> quiesce_word{0};
+  // Written once or twice per runtime; read on every finish (shutdown_waiting)
+  // and by idle workers (stopping).
+  alignas(sched::cache_line_size) std::atomic<bool> stopping{false};
   std::atomic<bool> shutdown_waiting{false};
   Runtime* const owner;  // the public object
 
