@@ -15,8 +15,9 @@
 //   sync/critical, sync/lock, sync/ordered, sync/atomic, sync/reduction
 //   sched/static, sched/static-8, sched/dynamic-1, sched/dynamic-8,
 //   sched/guided-1, sched/guided-8   (128 iterations per thread per loop)
-//   task/parallel-task, task/master-task, task/taskwait, task/task-barrier,
-//   task/tree                         (per task)
+//   task/parallel-task, task/master-task, task/included, task/taskwait,
+//   task/task-barrier, task/tree      (per task; included: overhead of an
+//                                      undeferred task, if(0), per member)
 //   nested/2-level, nested/3-level    (per outermost region: 2x2, 2x2x2 members)
 //   app/fib, app/mergesort, app/tree  (ms per run: fib(27) with a task per
 //                                      call; a task-parallel mergesort of
@@ -274,6 +275,16 @@ double task_case(const std::string& c, int reps) {
 #pragma omp task
         delay(delay_length);
       }
+    });
+  if (c == "included")  // the cost of an undeferred task around the delay, per member
+    return overhead(reps, inner / n, [&] {
+#pragma omp parallel
+      for (int j = 0; j < inner / n; ++j) {
+#pragma omp task if (0)
+        delay(delay_length);
+      }
+    }, [&] {
+      for (int j = 0; j < inner / n; ++j) delay(delay_length);
     });
   if (c == "taskwait")
     return per_op(reps, inner, [&] {

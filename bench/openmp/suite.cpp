@@ -92,6 +92,7 @@ const Spec kSpecs[] = {
     {"sched/guided-8", "schedule(guided, 8)", "ns/loop", false},
     {"task/parallel-task", "every member creates tasks (~0.1 us each)", "ns/task", true},
     {"task/master-task", "the master creates all tasks", "ns/task", true},
+    {"task/included", "every member runs tasks with if(0) (undeferred): overhead per task", "ns/task", false},
     {"task/taskwait", "task, then taskwait, per member", "ns/task", false},
     {"task/task-barrier", "task, then barrier, per member", "ns/task", false},
     {"task/tree", "a binary tree of 2^14 tasks (taskwait per node)", "ns/task", true},

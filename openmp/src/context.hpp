@@ -86,7 +86,7 @@ class TaskContext {
 
 // The thread-local pointer behind current() (set by the entry points that
 // start OpenMP code on a ULT).
-extern __attribute__((tls_model("initial-exec"))) thread_local TaskContext* tls_context;
+extern __attribute__((tls_model("initial-exec"))) constinit thread_local TaskContext* tls_context;
 
 // The initial task of the calling plain thread (level 0, a team of one),
 // made on first use; it becomes the thread's current context.

@@ -263,7 +263,11 @@ void run_task_inline(TaskContext& parent, void (*fn)(void*), void* arg, bool fin
     ContextGuard back;
     set_current(&ctx);
     fn(arg);
-    finish_task_children(ctx);
+    // Most included tasks make no children: then there is nothing to wait
+    // for or free (three of the ~19 ns an included task cost).
+    if (!ctx.children.done() || ctx.child_ults.size() || !ctx.claimable.empty() || ctx.dependences ||
+        ctx.cached_team)
+      finish_task_children(ctx);
   }
 }
 

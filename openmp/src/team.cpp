@@ -20,7 +20,7 @@
 
 namespace weft::omp {
 
-__attribute__((tls_model("initial-exec"))) thread_local TaskContext* tls_context = nullptr;
+__attribute__((tls_model("initial-exec"))) constinit thread_local TaskContext* tls_context = nullptr;
 
 namespace {
 
