@@ -83,6 +83,17 @@ class WorkDeque {
     return true;
   }
 
+  // Any thread: the oldest entry's ticket and the number of entries; false
+  // if empty (a racy hint, like peek_top_ticket).
+  bool peek_top(std::uint32_t& ticket, std::int64_t& entries) const {
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    std::int64_t b = bottom_.load(std::memory_order_acquire);
+    if (t >= b) return false;
+    ticket = array_.load(std::memory_order_acquire)->ticket(t);
+    entries = b - t;
+    return true;
+  }
+
   // Owner only: takes the oldest entry if it is `t`; false if the oldest is
   // another ULT or a thief took it first. (A joiner running the child it
   // joins in creation order: see Worker::try_run_unstarted.) No fence, unlike

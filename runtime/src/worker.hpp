@@ -160,6 +160,7 @@ class Worker final {
 
   Task* pick_next();
   Task* steal();
+  bool lone_entry_settled(const Worker* victim, std::uint32_t ticket);
   Task* find_work();
   Task* idle();
   inline void run_claimed_child(Task* child, Task* self, bool entry_ref);
@@ -205,6 +206,13 @@ class Worker final {
   std::atomic<bool> sleeping_{false};
 
   TimerHeap timers_;
+  // The lone entry this thief last saw in each victim's deque (by victim
+  // index), and how many looks in a row it has been there (steal()).
+  struct LoneEntry {
+    std::uint32_t ticket = 0;
+    std::uint32_t looks = 0;
+  };
+  std::vector<LoneEntry> lone_entries_;
   VictimList victim_lists_[2];
   int victim_lists_set_ = 0;
   std::atomic<const VictimList*> victims_{&victim_lists_[0]};

@@ -51,6 +51,27 @@ TEST(Scheduler, IdleWorkersStealUnstartedUlts) {
   EXPECT_GT(rt.stats().workers[1].steals, 0u);
 }
 
+// A lone entry (the victim's only unstarted ULT) is stolen only once it has
+// stayed a few looks (a child about to be joined should not be); one whose
+// owner goes on working without joining is still stolen, here while worker 0
+// spins without yielding until the child has run.
+TEST(Scheduler, ALoneUnstartedUltIsStolenWhenItsOwnerStaysBusy) {
+  Runtime rt(two_workers());
+  for (int round = 0; round < 20; ++round) {
+    const int ran_on = rt.spawn_on(0, [] {
+        std::atomic<int> where{-1};
+        Ult<void> child = spawn([&where] { where.store(this_ult::worker_index(), std::memory_order_release); });
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (where.load(std::memory_order_acquire) < 0 && std::chrono::steady_clock::now() < deadline) {
+        }
+        const int w = where.load(std::memory_order_acquire);
+        child.join();  // runs it here if nobody stole it within the deadline
+        return w;
+      }).join();
+    ASSERT_EQ(ran_on, 1) << "round " << round << ": the lone child was not stolen while worker 0 was busy";
+  }
+}
+
 TEST(Scheduler, StartedUltsStayOnTheirWorker) {
   Runtime rt(two_workers());
   std::atomic<bool> moved{false};
