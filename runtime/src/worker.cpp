@@ -529,7 +529,13 @@ void Worker::finish_current() {
       trace_run(self, next, static_cast<std::uint8_t>(PostSwitch::finish));
     }
     std::uint32_t old = self->done.fetch_or(kFinished, std::memory_order_acq_rel);
-    if (old & kJoinerParked) unpark(UltRef(static_cast<TaskBase*>(self->joiner)));
+    if (old & kJoinerParked) {
+      // The joiner may see kFinished and go on before this unpark reaches
+      // it; the reference it lent us keeps its block alive until then.
+      Task* joiner = self->joiner;
+      unpark(UltRef(static_cast<TaskBase*>(joiner)));
+      if (joiner->kind != TaskKind::scheduler) release(joiner, 1);
+    }
     if (!next) next = pick_next();
     if (!next) next = &scheduler_;
   }
@@ -709,8 +715,20 @@ void wait_finished(TaskBase* base) {
   // It runs elsewhere (stolen, pinned to another worker): a short child is
   // usually done before a park and the unpark's hand-off back would be.
   if (spin_briefly([t] { return (t->done.load(std::memory_order_acquire) & kFinished) != 0; })) return;
-  t->joiner = as_task(current_task());
-  if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) return;
+  // Once kJoinerParked is published, the finisher will unpark us after it
+  // sets kFinished, and we may see kFinished and go on (finish, be freed and
+  // the block reused) before that unpark touches our task: lend the finisher
+  // a reference, which it drops after the unpark (ThreadSanitizer found the
+  // unpark writing into a reused block).
+  // (A worker's scheduler context is no pooled block: it needs no reference.)
+  Task* self = as_task(current_task());
+  const bool lend = self->kind != TaskKind::scheduler;
+  t->joiner = self;
+  if (lend) retain(self);
+  if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) {
+    if (lend) release(self, 1);  // finished first: no unpark will come
+    return;
+  }
   while (!(t->done.load(std::memory_order_acquire) & kFinished)) park();
 }
 
