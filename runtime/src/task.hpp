@@ -57,6 +57,11 @@ static_assert(sizeof(Task) <= kTaskPayloadOffset, "the scheduler's fields must l
 
 inline Task* as_task(TaskBase* t) { return static_cast<Task*>(t); }
 
+// Whether a parked joiner lends the ULT it waits for a reference to itself,
+// dropped after that ULT's unpark of it (wait_finished, finish_current): a
+// worker's scheduler context is no pooled block and needs none.
+inline bool lends_join_reference(const Task* joiner) { return joiner->kind != TaskKind::scheduler; }
+
 // Ticket order with wrap-around: a was handed out before b.
 inline bool ticket_before(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(a - b) < 0; }
 

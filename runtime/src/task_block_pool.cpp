@@ -49,9 +49,9 @@ class Depot {
     Fresh* fresh = nullptr;
     for (Fresh& f : fresh_)
       if (f.os_node == os_node) fresh = &f;
-    if (!fresh) fresh = &fresh_.emplace_back(Fresh{os_node, nullptr, nullptr, 0});
+    if (!fresh) fresh = &fresh_.emplace_back(Fresh{os_node, nullptr, nullptr});
     if (static_cast<std::size_t>(fresh->end - fresh->next) < kTaskBlockBytes) {  // throws std::bad_alloc
-      const bool first = fresh->chunks++ == 0;
+      const bool first = fresh->next == nullptr;  // nothing mapped for this node yet
       const std::size_t bytes = first ? kFirstChunkBytes : kHugeChunkBytes;
       fresh->next = static_cast<char*>(first ? sched::allocate_node_memory(bytes, os_node)
                                              : sched::allocate_node_memory_huge(bytes, os_node));
@@ -117,7 +117,6 @@ class Depot {
     int os_node;
     char* next;
     char* end;
-    std::size_t chunks;  // mapped so far
   };
   std::vector<Fresh> fresh_;
 };

@@ -74,17 +74,8 @@ class WorkDeque {
     return array_.load(std::memory_order_relaxed)->task(b - 1);
   }
 
-  // Any thread: the ticket of the oldest entry; false if empty (racy hint).
-  bool peek_top_ticket(std::uint32_t& ticket) const {
-    std::int64_t t = top_.load(std::memory_order_acquire);
-    std::int64_t b = bottom_.load(std::memory_order_acquire);
-    if (t >= b) return false;
-    ticket = array_.load(std::memory_order_acquire)->ticket(t);
-    return true;
-  }
-
   // Any thread: the oldest entry's ticket and the number of entries; false
-  // if empty (a racy hint, like peek_top_ticket).
+  // if empty (a racy hint).
   bool peek_top(std::uint32_t& ticket, std::int64_t& entries) const {
     std::int64_t t = top_.load(std::memory_order_acquire);
     std::int64_t b = bottom_.load(std::memory_order_acquire);
@@ -92,6 +83,12 @@ class WorkDeque {
     ticket = array_.load(std::memory_order_acquire)->ticket(t);
     entries = b - t;
     return true;
+  }
+
+  // The same without the count (yield's and pick_next's question).
+  bool peek_top_ticket(std::uint32_t& ticket) const {
+    std::int64_t entries = 0;  // unused: the inlined count is dropped
+    return peek_top(ticket, entries);
   }
 
   // Owner only: takes the oldest entry if it is `t`; false if the oldest is

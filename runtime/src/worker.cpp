@@ -534,7 +534,7 @@ void Worker::finish_current() {
       // it; the reference it lent us keeps its block alive until then.
       Task* joiner = self->joiner;
       unpark(UltRef(static_cast<TaskBase*>(joiner)));
-      if (joiner->kind != TaskKind::scheduler) release(joiner, 1);
+      if (lends_join_reference(joiner)) release(joiner, 1);
     }
     if (!next) next = pick_next();
     if (!next) next = &scheduler_;
@@ -630,17 +630,14 @@ WEFT_ALWAYS_INLINE bool Worker::try_run_unstarted(Task* child) {
   Task* self = current_;
   bool entry_ref;
   // Only the owner moves the bottom, so pop() yields `child` or, if a thief
-  // won the race for the last entry, nothing.
-  if (deque_.peek_bottom() == child && deque_.pop() == child) {
+  // won the race for the last entry, nothing. A child joined in creation
+  // order is the oldest entry instead: take it from the top. (Claimed and
+  // left behind, every such entry stayed in the deque, holding its block,
+  // until this ULT yielded or parked, so a ULT that spawned and joined
+  // batches in order without blocking grew without bound: ~27 MB per batch
+  // of 10^5.)
+  if ((deque_.peek_bottom() == child && deque_.pop() == child) || deque_.take_top_if(child)) {
     child->claim.store(1, std::memory_order_relaxed);  // its only entry is ours
-    entry_ref = true;
-  } else if (deque_.take_top_if(child)) {
-    // Joined in creation order, it is the oldest entry: take the entry too.
-    // Claimed and left behind, every such entry stayed in the deque (holding
-    // its block) until this ULT yielded or parked, so a ULT that spawned and
-    // joined batches in order without blocking grew without bound (~27 MB per
-    // batch of 10^5).
-    child->claim.store(1, std::memory_order_relaxed);  // the entry was its only one
     entry_ref = true;
   } else {
     std::uint32_t expected = 0;
@@ -720,9 +717,8 @@ void wait_finished(TaskBase* base) {
   // the block reused) before that unpark touches our task: lend the finisher
   // a reference, which it drops after the unpark (ThreadSanitizer found the
   // unpark writing into a reused block).
-  // (A worker's scheduler context is no pooled block: it needs no reference.)
   Task* self = as_task(current_task());
-  const bool lend = self->kind != TaskKind::scheduler;
+  const bool lend = lends_join_reference(self);
   t->joiner = self;
   if (lend) retain(self);
   if (t->done.fetch_or(kJoinerParked, std::memory_order_acq_rel) & kFinished) {
