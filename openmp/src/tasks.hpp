@@ -34,8 +34,14 @@ void end_taskgroup(TaskContext& c);
 // taskwait: waits for the task's children (running the unstarted ones).
 void wait_children(TaskContext& c);
 // A task's end (and a region's implicit barrier): wait_children, then frees
-// what only its children used.
-void finish_task_children(TaskContext& c);
+// what only its children used. Most tasks make no children: then there is
+// nothing to wait for or free, and no call (three of the ~19 ns an included
+// task cost).
+void finish_task_children_slow(TaskContext& c);
+inline void finish_task_children(TaskContext& c) {
+  if (!c.children.done() || c.child_ults.size() || !c.claimable.empty() || c.dependences || c.cached_team)
+    finish_task_children_slow(c);
+}
 
 // Runs fn(arg) as an included or undeferred task of `parent`, on the caller.
 void run_task_inline(TaskContext& parent, void (*fn)(void*), void* arg, bool final_task);
