@@ -4,6 +4,7 @@
 
 #include <malloc.h>
 #include <sched.h>
+#include <time.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +34,14 @@ double now_ns() {
           std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
+
+double process_cpu_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+Metric cpus_used(double cpu_ns, double wall_ns) { return {"cpus", "CPUs", cpu_ns / wall_ns, false}; }
 
 double resident_bytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");

@@ -56,6 +56,12 @@ struct Measurement {
 double now_ns();
 // Resident set size of this process now, in bytes (/proc/self/statm).
 double resident_bytes();
+// CPU time all of this process's threads have used so far, in ns.
+double process_cpu_ns();
+// The metric "cpus": CPU time over wall time between two readings of
+// process_cpu_ns() and now_ns() (1.00: one CPU busy all along; a runtime
+// whose idle workers spin shows more than the work needs).
+Metric cpus_used(double cpu_ns, double wall_ns);
 
 // A helper executable built next to weft-bench (e.g. weft-startup-probe);
 // throws naming the CMake target to build when it is missing.

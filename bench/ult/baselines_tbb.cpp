@@ -45,18 +45,20 @@ long fib_tasks(int n) { return n < 2 ? 0 : fib_value(n + 1) - 1; }
 Measurement tbb_create_join(int workers, long count) {
   tbb::task_arena arena(workers);
   std::atomic<long> runs{0};
-  double t0 = 0, t1 = 0;
+  double t0 = 0, t1 = 0, cpu0 = 0, cpu1 = 0;
   arena.execute([&] {
     tbb::task_group tg;
+    cpu0 = process_cpu_ns();
     t0 = now_ns();
     for (long i = 0; i < count; ++i) {
       tg.run([&runs] { runs.fetch_add(1, std::memory_order_relaxed); });
       tg.wait();
     }
     t1 = now_ns();
+    cpu1 = process_cpu_ns();
   });
   check(runs.load(), count, "tbb create+join count");
-  return {t1 - t0, static_cast<double>(count)};
+  return {t1 - t0, static_cast<double>(count), {cpus_used(cpu1 - cpu0, t1 - t0)}};
 }
 
 Measurement tbb_create_join_batch(int workers, long count) {

@@ -63,11 +63,11 @@ Measurement weft_create_join_on(int workers, long count) {
   Runtime rt(workers_config(workers));
   return rt.spawn_on(0, [&] {
       long sum = 0;
-      double t0 = now_ns();
+      const double cpu0 = process_cpu_ns(), t0 = now_ns();
       for (long i = 0; i < count; ++i) sum += spawn([i] { return i; }).join();
-      double t1 = now_ns();
+      const double t1 = now_ns(), cpu1 = process_cpu_ns();
       if (sum != count * (count - 1) / 2) throw std::runtime_error("weft create+join: wrong sum");
-      return Measurement{t1 - t0, static_cast<double>(count)};
+      return Measurement{t1 - t0, static_cast<double>(count), {cpus_used(cpu1 - cpu0, t1 - t0)}};
     }).join();
 }
 

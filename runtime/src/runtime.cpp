@@ -283,6 +283,12 @@ bool RuntimeImpl::any_stealable_work() const {
   return false;
 }
 
+bool RuntimeImpl::any_deque_holds_several() const {
+  for (auto& w : workers_)
+    if (w->deque_entries() > 1) return true;
+  return false;
+}
+
 Stats RuntimeImpl::stats() const {
   Stats s;
   for (auto& w : workers_) s.workers.push_back(w->stats());

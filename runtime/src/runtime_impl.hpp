@@ -35,6 +35,9 @@ class RuntimeImpl {
   // Wakes one sleeping worker if nobody is already looking for work.
   void wake_idle_worker(const Worker* near);
   bool any_stealable_work() const;
+  // Whether some deque holds more than one entry (work a thief takes at
+  // once; a lone entry it takes only once it settles: Worker::steal).
+  bool any_deque_holds_several() const;
   std::uint64_t live_ults() const;
   std::uint64_t ult_limit() const { return ult_limit_; }  // Config::max_ults, resolved
   void note_finished();  // a ULT finished: shutdown() may be waiting

@@ -265,7 +265,7 @@ void Worker::enqueue_remote(Task* t) {
   do {
     t->next = head;
   } while (!inbox_.compare_exchange_weak(head, t, std::memory_order_seq_cst, std::memory_order_relaxed));
-  if (sleeping_.load(std::memory_order_seq_cst)) wake_up();
+  if (rest_.load(std::memory_order_seq_cst) != Rest::awake) wake_up();
 }
 
 void Worker::wake_up() {
@@ -368,7 +368,10 @@ Task* Worker::steal() {
     std::uint32_t ticket = 0;
     std::int64_t entries = 0;
     if (!victim->deque_.peek_top(ticket, entries)) continue;
-    if (entries == 1 && !lone_entry_settled(victim, ticket)) continue;
+    if (entries == 1 && !lone_entry_settled(victim, ticket)) {
+      passed_lone_entry_ = true;
+      continue;
+    }
     for (int attempt = 0; attempt < 8; ++attempt) {
       Task* t = nullptr;
       auto r = victim->deque_.steal(t);
@@ -391,15 +394,61 @@ Task* Worker::find_work() {
   return steal();
 }
 
+// One wait on the futex (until woken, or for `timeout`; negative: no
+// limit), counted and traced as a sleep. Returns the ns it slept.
+std::uint64_t Worker::sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout) {
+  ++sleeps_;
+  const std::uint64_t slept_at = steady_ns();
+  if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_begin, 0, 0, 0, 0);
+  futex_wait(&futex_word_, seq, timeout);
+  const std::uint64_t slept = steady_ns() - slept_at;
+  sleeping_ns_.add(slept);
+  if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_end, 0, 0, 0, 0);
+  ++wakeups_;
+  return slept;
+}
+
+// The spin is over and the only work it saw was lone entries that did not
+// settle (steal()): an owner spawning and joining one child at a time. A
+// thief that slept would be woken by that owner's next spawn (a system call
+// per spawn); one that kept spinning would burn its CPU for as long as the
+// owner goes on. So it naps kLoneEntryNap still counted as searching (which
+// keeps push_new from waking anyone), then looks again for 16 rounds (~2 us,
+// enough for a lone entry to settle), and so on until kLoneEntryQuietWindows
+// such windows in a row show no lone entry (the owner's entry may be up only
+// part of the time: a deep sleep after one empty window would be cut short
+// by the owner's next spawn). An inbox push or the runtime's stop still wakes
+// it; work another worker pushes meanwhile waits for the nap's end. Returns
+// the ns napped.
+constexpr auto kLoneEntryNap = std::chrono::microseconds(200);
+constexpr std::uint32_t kLoneEntryQuietWindows = 8;
+
+std::uint64_t Worker::nap_among_lone_entries() {
+  const std::uint32_t seq = futex_word_.load(std::memory_order_seq_cst);
+  rest_.store(Rest::napping, std::memory_order_seq_cst);
+  std::uint64_t napped = 0;
+  if (!inbox_.load(std::memory_order_seq_cst) && !rt_->stopping.load(std::memory_order_seq_cst)) {
+    auto timeout = timers_.time_to_next(std::chrono::steady_clock::now());
+    if (timeout.count() < 0 || timeout > kLoneEntryNap) timeout = kLoneEntryNap;
+    if (timeout.count() != 0) napped = sleep_on_futex(seq, timeout);
+  }
+  rest_.store(Rest::awake, std::memory_order_seq_cst);
+  return napped;
+}
+
 // Spin for a while looking for work, then sleep on the futex until woken
-// (or until the next timer is due).
+// (or until the next timer is due); nap instead while only lone entries are
+// in sight (above).
 Task* Worker::idle() {
   using clock = std::chrono::steady_clock;
   rt_->searching.fetch_add(1, std::memory_order_seq_cst);
+  passed_lone_entry_ = false;
   const auto spin_start = clock::now();
   const auto spin_until = spin_start + std::chrono::microseconds(rt_->config().idle_spin_us);
+  std::uint64_t napped_ns = 0;
+  std::uint32_t windows_without_lone_entry = 0;
   auto spun = [&] {
-    spinning_ns_.add(steady_ns() - steady_ns(spin_start));
+    spinning_ns_.add(steady_ns() - steady_ns(spin_start) - napped_ns);
     if (tracing()) [[unlikely]] trace_record(TraceKind::spin_end, 0, 0, 0, 0);
   };
   if (tracing()) [[unlikely]] trace_record(TraceKind::spin_begin, 0, 0, 0, 0);
@@ -425,7 +474,16 @@ Task* Worker::idle() {
       return nullptr;
     }
     if ((round & 15) == 15) {
-      if (clock::now() >= spin_until) break;
+      if (clock::now() >= spin_until) {
+        if (passed_lone_entry_)
+          windows_without_lone_entry = 0;
+        else if (napped_ns == 0 || ++windows_without_lone_entry > kLoneEntryQuietWindows)
+          break;
+        if (rt_->any_deque_holds_several()) break;
+        passed_lone_entry_ = false;
+        napped_ns += nap_among_lone_entries();
+        continue;
+      }
       sched_yield();
     }
     for (int i = 0; i < 8; ++i) cpu_relax();
@@ -437,7 +495,7 @@ Task* Worker::idle() {
   const bool more_to_trim = StackCache::trim_idle_depots();
 
   std::uint32_t seq = futex_word_.load(std::memory_order_seq_cst);
-  sleeping_.store(true, std::memory_order_seq_cst);
+  rest_.store(Rest::asleep, std::memory_order_seq_cst);
   rt_->sleepers.fetch_add(1, std::memory_order_seq_cst);
   bool work_visible = inbox_.load(std::memory_order_seq_cst) != nullptr || rt_->any_stealable_work() ||
                       rt_->stopping.load(std::memory_order_seq_cst);
@@ -450,22 +508,16 @@ Task* Worker::idle() {
     const bool nap = timeout.count() < 0 || timeout > first_nap;
     if (nap) timeout = first_nap;
     if (timeout.count() != 0) {
-      ++sleeps_;
-      const std::uint64_t slept_at = steady_ns();
-      if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_begin, 0, 0, 0, 0);
-      futex_wait(&futex_word_, seq, timeout);
+      sleep_on_futex(seq, timeout);
       if (nap && futex_word_.load(std::memory_order_seq_cst) == seq && !rt_->any_stealable_work() &&
           !inbox_.load(std::memory_order_seq_cst) && !rt_->stopping.load(std::memory_order_seq_cst)) {
         auto rest = timers_.time_to_next(clock::now());
         if (more_to_trim && (rest.count() < 0 || rest > std::chrono::seconds(1))) rest = std::chrono::seconds(1);
-        futex_wait(&futex_word_, seq, rest);
+        sleep_on_futex(seq, rest);
       }
-      sleeping_ns_.add(steady_ns() - slept_at);
-      if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_end, 0, 0, 0, 0);
-      ++wakeups_;
     }
   }
-  sleeping_.store(false, std::memory_order_seq_cst);
+  rest_.store(Rest::awake, std::memory_order_seq_cst);
   rt_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
   if (!timers_.empty()) poll_timers();
   return nullptr;

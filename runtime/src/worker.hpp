@@ -115,7 +115,8 @@ class Worker final {
   // --- any thread ---
   void enqueue_remote(Task* t);  // inbox push, wakes the worker
   void wake_up();                // futex wake if sleeping
-  bool sleeping() const { return sleeping_.load(std::memory_order_seq_cst); }
+  // Asleep in idle() (not napping among lone entries): a worker to wake.
+  bool sleeping() const { return rest_.load(std::memory_order_seq_cst) == Rest::asleep; }
   bool has_stealable_work() const { return !deque_.empty(); }
   std::size_t deque_entries() const { return deque_.size(); }  // incl. stale ones (tests)
   WorkerStats stats() const;
@@ -163,6 +164,8 @@ class Worker final {
   bool lone_entry_settled(const Worker* victim, std::uint32_t ticket);
   Task* find_work();
   Task* idle();
+  std::uint64_t nap_among_lone_entries();
+  std::uint64_t sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout);
   inline void run_claimed_child(Task* child, Task* self, bool entry_ref);
   inline void run_inline(Task* child, Task* self, bool entry_ref);
   [[gnu::noinline]] void run_inline_traced(Task* child, Task* self, bool entry_ref);
@@ -203,7 +206,10 @@ class Worker final {
   WorkDeque deque_;
   alignas(sched::cache_line_size) std::atomic<Task*> inbox_{nullptr};
   alignas(sched::cache_line_size) std::atomic<std::uint32_t> futex_word_{0};
-  std::atomic<bool> sleeping_{false};
+  // On the futex in idle(): asleep, or napping while still counted as
+  // searching (nap_among_lone_entries). An inbox push wakes either.
+  enum class Rest : std::uint8_t { awake, napping, asleep };
+  std::atomic<Rest> rest_{Rest::awake};
 
   TimerHeap timers_;
   // The lone entry this thief last saw in each victim's deque (by victim
@@ -213,6 +219,7 @@ class Worker final {
     std::uint32_t looks = 0;
   };
   std::vector<LoneEntry> lone_entries_;
+  bool passed_lone_entry_ = false;  // steal() left a lone entry since idle()'s last nap
   VictimList victim_lists_[2];
   int victim_lists_set_ = 0;
   std::atomic<const VictimList*> victims_{&victim_lists_[0]};

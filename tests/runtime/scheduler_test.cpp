@@ -72,6 +72,26 @@ TEST(Scheduler, ALoneUnstartedUltIsStolenWhenItsOwnerStaysBusy) {
   }
 }
 
+// Beside an owner that spawns and joins one child at a time, the other
+// worker sees a lone entry that never settles: it naps between looks rather
+// than spinning all along (it spun ~100 % of the loop before the nap).
+TEST(Scheduler, AnIdleWorkerNapsBesideOneSpawningAndJoiningOneChildAtATime) {
+  Runtime rt(two_workers());
+  const WorkerStats before = rt.stats().workers[1];
+  const long sum = rt.spawn_on(0, [] {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+      long s = 0;
+      while (std::chrono::steady_clock::now() < until)
+        for (long i = 0; i < 1000; ++i) s += spawn([i] { return i; }).join() - i;
+      return s;
+    }).join();
+  EXPECT_EQ(sum, 0);
+  const WorkerStats after = rt.stats().workers[1];
+  const std::uint64_t slept = after.sleeping_ns - before.sleeping_ns;
+  const std::uint64_t spun = after.spinning_ns - before.spinning_ns;
+  EXPECT_GT(slept, spun) << "worker 1 spun " << spun / 1000 << " us and slept " << slept / 1000 << " us, stole " << after.steals - before.steals;
+}
+
 TEST(Scheduler, StartedUltsStayOnTheirWorker) {
   Runtime rt(two_workers());
   std::atomic<bool> moved{false};
