@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "child_ults.hpp"
@@ -82,6 +83,7 @@ class TaskContext {
   std::uintptr_t* reductions = nullptr;    // task reductions of the enclosing constructs (in_reduction)
   DependenceGraph* dependences = nullptr;  // between this task's children, made on first use
   Team* cached_team = nullptr;       // the team object of this task's last region, reused
+  std::unique_ptr<TaskContext> included_context;  // what its included tasks run in (run_task_inline)
 };
 
 // The thread-local pointer behind current() (set by the entry points that

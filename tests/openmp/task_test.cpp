@@ -1,7 +1,8 @@
 // Explicit tasks: a recursive task tree, dependences (in, out, inout,
 // mutexinoutset, depobj, taskwait depend) and the order
 // they impose, taskgroup (waits for descendants), if(false) and final
-// (undeferred, omp_in_final), untied, mergeable, priority, detach with
+// (undeferred, omp_in_final), included tasks one after another and nested,
+// untied, mergeable, priority, detach with
 // omp_fulfill_event, taskyield, taskloop (grainsize, num_tasks, nogroup),
 // tasks in nested regions, and many tasks from one creator.
 #include <atomic>
@@ -187,6 +188,62 @@ int main() {
     }
     CHECK(step == 1 && in_final && child_final && !outside, "if(false)/final: step %d final %d %d %d", step, in_final,
           child_final, outside);
+  }
+
+  // Included tasks one after another (they share one context in the
+  // library): each starts with its parent's ICVs, whatever the one before
+  // set; one inside another has its own; the deferred children they make
+  // all run; the thread number is the encountering member's, also under a
+  // deferred task.
+  {
+    constexpr int kSiblings = 4;
+    int seen[2][kSiblings] = {}, inner[2][kSiblings] = {}, after[2] = {}, before[2] = {};
+    std::atomic<int> children{0};
+    bool thread_num_ok[2] = {false, false};
+#pragma omp parallel num_threads(2)
+    {
+      const int me = omp_get_thread_num();
+      before[me] = omp_get_max_threads();
+      for (int k = 0; k < kSiblings; ++k) {
+#pragma omp task if (0) shared(seen, inner, children)
+        {
+          seen[me][k] = omp_get_max_threads();
+          omp_set_num_threads(before[me] + 1 + k);
+#pragma omp task if (0) shared(inner)
+          inner[me][k] = omp_get_max_threads();
+          for (int c = 0; c < 3; ++c) {
+#pragma omp task shared(children)
+            {
+              spin(2000);
+              children++;
+            }
+          }
+        }
+      }
+      after[me] = omp_get_max_threads();
+#pragma omp task shared(thread_num_ok)
+      {
+        const int t = omp_get_thread_num();
+        bool same = false;
+#pragma omp task if (0) shared(same)
+        same = omp_get_thread_num() == t;
+        thread_num_ok[me] = same;
+      }
+#pragma omp taskwait
+    }
+    for (int me = 0; me < 2; ++me) {
+      for (int k = 0; k < kSiblings; ++k) {
+        CHECK(seen[me][k] == before[me], "included task %d of member %d started with %d threads, its parent had %d",
+              k, me, seen[me][k], before[me]);
+        CHECK(inner[me][k] == before[me] + 1 + k, "the task inside included task %d saw %d threads, not %d", k,
+              inner[me][k], before[me] + 1 + k);
+      }
+      CHECK(after[me] == before[me], "member %d's ICV changed by its included tasks: %d, was %d", me, after[me],
+            before[me]);
+      CHECK(thread_num_ok[me], "an included task in a deferred task of member %d reported another thread number", me);
+    }
+    CHECK(children == 2 * kSiblings * 3, "the included tasks' deferred children: %d of %d ran", children.load(),
+          2 * kSiblings * 3);
   }
 
   // detach: the task completes when its event is fulfilled (by a later task).
