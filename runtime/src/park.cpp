@@ -7,7 +7,8 @@
 //   unpark(): kNoToken -> kToken (the next park returns at once);
 //             kParked -> kNoToken, and the ULT goes back on its worker's ready
 //             FIFO (its own worker) or inbox (any other thread);
-//             kToken stays kToken.
+//             kToken stays kToken (by a read-modify-write all the same:
+//             see unpark()).
 // A plain thread parks on the same token with a futex (park_thread).
 
 #include "park.hpp"
@@ -107,9 +108,20 @@ void unpark(UltRef ref) {
     if (t->wake.exchange(kToken, std::memory_order_acq_rel) == kParked) futex_wake(&t->wake, 1);
     return;
   }
-  std::uint32_t v = t->wake.load(std::memory_order_acquire);
+  std::uint32_t v = t->wake.load(std::memory_order_relaxed);
   for (;;) {
-    if (v == kToken) return;  // a token is already pending
+    if (v == kToken) {
+      // A token is already pending, but this unpark must still be a
+      // read-modify-write of `wake`, not a load: what the caller wrote before
+      // it (a waiter's `signaled`) must reach a parker whose exchange in
+      // park() takes the token after this. With a plain load, the caller's
+      // store could still sit in its store buffer when the parker, having
+      // taken the (older) token, reads `signaled`, finds it unset and parks
+      // for good: a lost wake-up (ConditionVariableBoundedBuffer hung ~1 in
+      // 10 runs on 2 workers).
+      if (t->wake.compare_exchange_weak(v, kToken, std::memory_order_acq_rel)) return;
+      continue;
+    }
     if (v == kNoToken) {
       if (t->wake.compare_exchange_weak(v, kToken, std::memory_order_acq_rel)) {
         count_unpark(t, false);
