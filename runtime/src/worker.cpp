@@ -477,7 +477,7 @@ Task* Worker::idle() {
       if (clock::now() >= spin_until) {
         if (passed_lone_entry_)
           windows_without_lone_entry = 0;
-        else if (napped_ns == 0 || ++windows_without_lone_entry > kLoneEntryQuietWindows)
+        else if (napped_ns == 0 || ++windows_without_lone_entry >= kLoneEntryQuietWindows)
           break;
         if (rt_->any_deque_holds_several()) break;
         passed_lone_entry_ = false;
