@@ -4,9 +4,9 @@
 
 #include <malloc.h>
 #include <sched.h>
-#include <time.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>

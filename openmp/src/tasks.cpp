@@ -260,7 +260,8 @@ void start_deferred_task(TaskContext& parent, DeferredTask* d, const std::vector
 // claimable records, dependences or cached team), so a reuse sets only what
 // differs, instead of building and destroying 240 bytes of TaskContext (its
 // child-ULT slots, its vectors) per task (an if(0) task on one thread:
-// 14.3 -> 11.3 ns with the fast path in GOMP_task; bench/results/openmp-2core.md).
+// 14.3-16.1 -> 11.6-12.1 ns with the fast path in GOMP_task;
+// bench/results/openmp-2core.md).
 void run_task_inline(TaskContext& parent, void (*fn)(void*), void* arg, bool final_task) {
   if (!parent.included_context) [[unlikely]]
     parent.included_context = std::make_unique<TaskContext>();

@@ -117,8 +117,8 @@ void unpark(UltRef ref) {
       // park() takes the token after this. With a plain load, the caller's
       // store could still sit in its store buffer when the parker, having
       // taken the (older) token, reads `signaled`, finds it unset and parks
-      // for good: a lost wake-up (ConditionVariableBoundedBuffer hung ~1 in
-      // 10 runs on 2 workers).
+      // for good: a lost wake-up (ConditionVariableBoundedBuffer hung about
+      // one run in eight on 2 workers).
       if (t->wake.compare_exchange_weak(v, kToken, std::memory_order_acq_rel)) return;
       continue;
     }

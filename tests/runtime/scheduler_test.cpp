@@ -89,7 +89,8 @@ TEST(Scheduler, AnIdleWorkerNapsBesideOneSpawningAndJoiningOneChildAtATime) {
   const WorkerStats after = rt.stats().workers[1];
   const std::uint64_t slept = after.sleeping_ns - before.sleeping_ns;
   const std::uint64_t spun = after.spinning_ns - before.spinning_ns;
-  EXPECT_GT(slept, spun) << "worker 1 spun " << spun / 1000 << " us and slept " << slept / 1000 << " us, stole " << after.steals - before.steals;
+  EXPECT_GT(slept, spun) << "worker 1 spun " << spun / 1000 << " us and slept " << slept / 1000
+                         << " us, stole " << after.steals - before.steals;
 }
 
 TEST(Scheduler, StartedUltsStayOnTheirWorker) {
