@@ -168,6 +168,9 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
                                 " is negative (0 means derived from this machine's memory)");
   ult_limit_ = config_.max_ults > 0 ? static_cast<std::uint64_t>(config_.max_ults) : default_ult_limit(config_);
   std::vector<int> cpus = worker_cpus_for(config_);
+  if (config_.hosted_worker && config_.workers < 2)
+    throw std::invalid_argument("weft: Config::hosted_worker needs at least 2 workers (this configuration has " +
+                                std::to_string(config_.workers) + "): worker 0 runs only inside Runtime::host");
   for (int i = 0; i < config_.workers; ++i) {
     const int cpu = cpus[static_cast<std::size_t>(i)];
     const int node = config_.pin_workers ? sched::os_node_of_cpu(cpu) : -1;
@@ -181,7 +184,9 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
   set_steal_orders(load_later ? round_robin_orders_with_distances(config_.workers)
                               : steal_orders_with_distances(config_, cpus));
   retain_overflow_handler();
-  for (auto& w : workers_) w->start();
+  if (config_.hosted_worker) workers_[0]->become_hosted();
+  for (auto& w : workers_)
+    if (!w->hosted()) w->start();
   if (load_later) {
     TopologyOrderLoader::instance().request(this, config_, std::move(cpus));
     topology_requested_ = true;
@@ -239,6 +244,12 @@ void RuntimeImpl::shutdown() {
     auto& live = live_runtimes();
     live.erase(std::remove(live.begin(), live.end(), this), live.end());
   }
+  if (config_.hosted_worker) {
+    // Worker 0 gets a thread of its own from here on, so that ULTs left
+    // there by the last host() call finish too (Runtime::host).
+    while (host_claimed_.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+    workers_[0]->start();
+  }
   shutdown_waiting.store(true, std::memory_order_seq_cst);
   using clock = std::chrono::steady_clock;
   auto stuck_since = clock::time_point::max();
@@ -268,6 +279,25 @@ void RuntimeImpl::shutdown() {
   trace_runtime_stopped(*this);
   if (config_.print_stats) std::fprintf(stderr, "weft: statistics at shutdown\n%s", stats().to_string().c_str());
 }
+
+void RuntimeImpl::begin_hosting() {
+  if (!config_.hosted_worker)
+    throw std::logic_error("weft::Runtime::host: this runtime has no hosted worker (Config::hosted_worker is off)");
+  if (tls_worker)
+    throw std::logic_error("weft::Runtime::host called from a ULT: only a plain thread can lend worker 0 its thread");
+  if (host_claimed_.exchange(true, std::memory_order_acquire))
+    throw std::logic_error("weft::Runtime::host: worker 0 is already hosted (a call under way, or the runtime "
+                           "is shutting down)");
+  const std::thread::id me = std::this_thread::get_id();
+  if (host_thread_ == std::thread::id{}) host_thread_ = me;
+  if (host_thread_ != me) {
+    host_claimed_.store(false, std::memory_order_release);
+    throw std::logic_error("weft::Runtime::host: another thread hosts worker 0 (the ULTs started there keep "
+                           "their kernel thread, so one thread only may ever host it)");
+  }
+}
+
+void RuntimeImpl::end_hosting() { host_claimed_.store(false, std::memory_order_release); }
 
 void RuntimeImpl::wake_idle_worker(const Worker* near) {
   for (Worker* w : near->victims())
@@ -353,9 +383,12 @@ void submit_new(TaskBase* base, RuntimeImpl* rt, int pinned) {
   static std::atomic<std::uint64_t> external_ids{0};
   t->id = external_ids.fetch_add(1, std::memory_order_relaxed) + 1;
   rt->external_spawns.fetch_add(1, std::memory_order_acq_rel);
+  // Round robin over the workers that have a thread (a hosted worker 0 may
+  // be away for good).
+  const int first = rt->config().hosted_worker ? 1 : 0;
   int target = pinned >= 0 ? pinned
-                           : static_cast<int>(rt->round_robin.fetch_add(1, std::memory_order_relaxed) %
-                                              static_cast<std::uint32_t>(rt->num_workers()));
+                           : first + static_cast<int>(rt->round_robin.fetch_add(1, std::memory_order_relaxed) %
+                                                      static_cast<std::uint32_t>(rt->num_workers() - first));
   t->home = &rt->worker(target);
   t->home->enqueue_remote(t);
 }
@@ -375,6 +408,15 @@ std::vector<int> Runtime::worker_cpus() const {
   return cpus;
 }
 Stats Runtime::stats() const { return impl_->stats(); }
+Runtime::HostLease::HostLease(Runtime& r) : rt(r) {
+  rt.impl_->begin_hosting();
+  rt.impl_->worker(0).enter_hosted();
+}
+Runtime::HostLease::~HostLease() {
+  rt.impl_->worker(0).leave_hosted();
+  rt.impl_->end_hosting();
+}
+void Runtime::run_hosted(detail::TaskBase* target) { impl_->worker(0).run_hosted(detail::as_task(target)); }
 const sched::Topology& Runtime::topology() const { return detail::machine_topology(impl_->config().topology_file); }
 void Runtime::shutdown() { impl_->shutdown(); }
 

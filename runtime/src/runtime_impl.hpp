@@ -42,6 +42,11 @@ class RuntimeImpl {
   std::uint64_t ult_limit() const { return ult_limit_; }  // Config::max_ults, resolved
   void note_finished();  // a ULT finished: shutdown() may be waiting
 
+  // Config::hosted_worker: Runtime::host's claim on worker 0 (throws
+  // std::logic_error naming what is wrong), and its release.
+  void begin_hosting();
+  void end_hosting();
+
   // The shared counters, grouped by who writes them, a cache line per group:
   // a write from one group must not take the line of another away from the
   // workers that read it on every spawn or finish. (A plain thread's spawns
@@ -78,6 +83,11 @@ class RuntimeImpl {
   // wait for a load under way.
   bool topology_requested_ = false;
   bool shut_down_ = false;
+  // Worker 0 is hosted (Config::hosted_worker): claimed by a host() call or,
+  // for good, by shutdown; the one thread that hosts it (set by the first
+  // host(), read and written only while claimed).
+  std::atomic<bool> host_claimed_{false};
+  std::thread::id host_thread_;
 };
 
 // Every live runtime, most recently started last (where weft::spawn from a

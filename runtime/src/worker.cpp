@@ -6,6 +6,7 @@
 #include "worker.hpp"
 
 #include <sched.h>
+#include <time.h>
 
 #include <algorithm>
 #include <boost/context/detail/fcontext.hpp>
@@ -94,6 +95,15 @@ std::uint64_t steady_ns(std::chrono::steady_clock::time_point t) {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
 }
 std::uint64_t steady_ns() { return steady_ns(std::chrono::steady_clock::now()); }
+// CLOCK_MONOTONIC at the kernel tick's resolution: a few ns to read instead
+// of ~24 (on the 2-core VM). The time a hosted worker is away, measured
+// around every region an OpenMP program starts, uses it: the difference of
+// two readings is an unbiased estimate of the time between them.
+std::uint64_t coarse_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
 }  // namespace
 
 Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
@@ -119,7 +129,13 @@ int Worker::pinned_cpu() const { return rt_->config().pin_workers ? os_cpu_ : -1
 void Worker::run_on_this_thread() {
   tls_worker = this;
   tls_worker_index = index_;
-  started_at_ns_.add(steady_ns());
+  if (hosted_) {  // shutdown gave it a thread: it is no longer away
+    const std::uint64_t now = coarse_ns();
+    if (now > away_since_ns_) sleeping_ns_.add(now - away_since_ns_);
+    rest_.store(Rest::awake, std::memory_order_seq_cst);
+  } else {
+    started_at_ns_.add(steady_ns());
+  }
   sanitizer::adopt_thread(&scheduler_);
   while (true) {
     Task* next = find_work();
@@ -134,6 +150,44 @@ void Worker::run_on_this_thread() {
   tls_worker = nullptr;
   tls_worker_index = -1;
   exit_.mark_exited();  // the runtime may destroy this worker from here on
+}
+
+void Worker::become_hosted() {
+  hosted_ = true;
+  rest_.store(Rest::away, std::memory_order_relaxed);
+  away_since_ns_ = coarse_ns();
+  started_at_ns_.add(steady_ns());
+}
+
+// A hosted worker's time away counts as asleep in its statistics.
+void Worker::enter_hosted() {
+  tls_worker = this;
+  tls_worker_index = index_;
+  const std::uint64_t now = coarse_ns();
+  if (now > away_since_ns_) sleeping_ns_.add(now - away_since_ns_);
+  rest_.store(Rest::awake, std::memory_order_seq_cst);
+  sanitizer::adopt_thread(&scheduler_);
+}
+
+// The loop of run_on_this_thread, on a lent thread, until `target` finished.
+// Its finish switches straight back here (finish_current), so the thread
+// returns at once even when other ULTs of this worker are ready: they wait
+// for a later host() (Runtime::host says so).
+void Worker::run_hosted(Task* target) {
+  host_target_ = target;
+  while (!(target->done.load(std::memory_order_acquire) & kFinished)) {
+    Task* next = find_work();
+    if (!next) next = idle();
+    if (next) switch_to(next, PostSwitch::none);
+  }
+  host_target_ = nullptr;
+}
+
+void Worker::leave_hosted() {
+  rest_.store(Rest::away, std::memory_order_seq_cst);
+  away_since_ns_ = coarse_ns();
+  tls_worker = nullptr;
+  tls_worker_index = -1;
 }
 
 // ---------------------------------------------------------------- switching
@@ -265,7 +319,7 @@ void Worker::enqueue_remote(Task* t) {
   do {
     t->next = head;
   } while (!inbox_.compare_exchange_weak(head, t, std::memory_order_seq_cst, std::memory_order_relaxed));
-  if (rest_.load(std::memory_order_seq_cst) != Rest::awake) wake_up();
+  if (rest_.load(std::memory_order_seq_cst) > Rest::awake) wake_up();
 }
 
 void Worker::wake_up() {
@@ -576,7 +630,7 @@ void Worker::finish_current() {
     self->done.store(kFinished, std::memory_order_release);
   } else {
     if (trace) [[unlikely]] {
-      next = pick_next();
+      next = self == host_target_ ? &scheduler_ : pick_next();
       if (!next) next = &scheduler_;
       trace_run(self, next, static_cast<std::uint8_t>(PostSwitch::finish));
     }
@@ -588,7 +642,7 @@ void Worker::finish_current() {
       unpark(UltRef(static_cast<TaskBase*>(joiner)));
       if (lends_join_reference(joiner)) release(joiner, 1);
     }
-    if (!next) next = pick_next();
+    if (!next) next = self == host_target_ ? &scheduler_ : pick_next();
     if (!next) next = &scheduler_;
   }
   if (rt_->shutdown_waiting.load(std::memory_order_relaxed)) rt_->note_finished();

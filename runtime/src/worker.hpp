@@ -74,6 +74,16 @@ class Worker final {
   static void operator delete(Worker* w, std::destroying_delete_t) noexcept;
 
   void start();        // on a pooled kernel thread (worker_threads.hpp)
+  // Config::hosted_worker's worker 0: no thread until shutdown starts one;
+  // the thread in Runtime::host runs it (run_hosted) meanwhile.
+  void become_hosted();
+  bool hosted() const { return hosted_; }
+  // Runtime::host: the calling (plain) thread becomes this worker's (its
+  // scheduler context), runs the scheduling loop until `target`, a ULT
+  // pinned here, has finished, and leaves: the worker is away again.
+  void enter_hosted();
+  void run_hosted(Task* target);
+  void leave_hosted();
   void join_thread();  // waits until that thread has left the worker
   // The scheduling loop; returns when the runtime stops. Run by start().
   void run_on_this_thread();
@@ -207,9 +217,14 @@ class Worker final {
   alignas(sched::cache_line_size) std::atomic<Task*> inbox_{nullptr};
   alignas(sched::cache_line_size) std::atomic<std::uint32_t> futex_word_{0};
   // On the futex in idle(): asleep, or napping while still counted as
-  // searching (nap_among_lone_entries). An inbox push wakes either.
-  enum class Rest : std::uint8_t { awake, napping, asleep };
+  // searching (nap_among_lone_entries). An inbox push wakes either (those
+  // after `awake`). Away: a hosted worker outside Runtime::host, which
+  // nobody wakes (the next host() drains its inbox).
+  enum class Rest : std::uint8_t { away, awake, napping, asleep };
   std::atomic<Rest> rest_{Rest::awake};
+  bool hosted_ = false;
+  Task* host_target_ = nullptr;   // run_hosted's ULT: its finish returns to the loop at once
+  std::uint64_t away_since_ns_ = 0;  // a hosted worker's time away counts as asleep
 
   TimerHeap timers_;
   // The lone entry this thief last saw in each victim's deque (by victim

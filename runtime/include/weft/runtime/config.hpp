@@ -17,6 +17,13 @@ struct Config {
   std::size_t stack_size = 256 * 1024;
   // Pin each worker to one CPU.
   bool pin_workers = true;
+  // Worker 0 gets no kernel thread of its own: it runs only while a plain
+  // thread lends it its own, inside Runtime::host(), and cpus[0] (or the
+  // first CPU the placement chooses) is that thread's CPU, which the runtime
+  // does not pin. For a program whose main thread must stay itself (its
+  // thread-local storage) yet take part in the work as one worker among the
+  // others (the OpenMP library's initial thread). Needs at least 2 workers.
+  bool hosted_worker = false;
   // Explicit OS CPU ids for the workers (worker i on cpus[i]); empty = the
   // placement policy below chooses.
   std::vector<int> cpus;

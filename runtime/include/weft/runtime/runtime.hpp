@@ -86,12 +86,46 @@ class Runtime {
     return spawn(name, std::forward<F>(f)).join();
   }
 
+  // With Config::hosted_worker: runs f as a ULT on worker 0 and lends that
+  // worker the calling thread until f has finished, then returns f's result
+  // (or rethrows its exception). Meanwhile the thread runs whatever worker 0
+  // has to run, as any worker does: f, the ULTs f spawns that nobody steals,
+  // work it steals from the others. So f and every ULT it starts on worker 0
+  // run on the caller's kernel thread (its thread-local storage), and the
+  // caller's CPU does a worker's share instead of waiting.
+  //
+  // Worker 0 runs only inside host(), and host() returns as soon as f has
+  // finished: a ULT pinned to worker 0, or started there and not finished
+  // with f, goes on in a later host() once worker 0 gets to it (f yields or
+  // waits), or at shutdown, on a thread the runtime then starts for it. Only one thread may
+  // ever host (a ULT never changes kernel thread), one call at a time, and
+  // never from a ULT: each is a std::logic_error, as is a runtime without
+  // Config::hosted_worker.
+  template <class F>
+  ult_result_t<F> host(F&& f) {
+    HostLease lease(*this);  // the thread is worker 0's from here: f's block comes from its pool
+    Ult<ult_result_t<F>> u = spawn_on(0, std::forward<F>(f));
+    run_hosted(u.task_);
+    return u.join();  // f has finished: no wait
+  }
+
   Stats stats() const;
   // Waits for all ULTs and stops the workers; idempotent. Must not be called
   // from one of this runtime's own ULTs (that would wait for itself).
   void shutdown();
 
  private:
+  // host()'s claim on worker 0: the calling thread is that worker's until
+  // host() returns.
+  struct HostLease {
+    explicit HostLease(Runtime& rt);
+    ~HostLease();
+    HostLease(const HostLease&) = delete;
+    HostLease& operator=(const HostLease&) = delete;
+    Runtime& rt;
+  };
+  void run_hosted(detail::TaskBase* target);
+
   std::unique_ptr<detail::RuntimeImpl> impl_;
 };
 

@@ -81,6 +81,7 @@ class Ult {
  private:
   template <class U, class F>
   friend Ult<U> detail::make_ult(F&&, detail::RuntimeImpl*, int, std::uint16_t);
+  friend class Runtime;  // Runtime::host runs worker 0 until this ULT finishes
 
   void reset() {
     if (!task_) return;
