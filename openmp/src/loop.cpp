@@ -96,11 +96,13 @@ LoopSpec decoded_spec(const char* entry, const IterSpace& space, long sched, std
 void run_parallel_loop(void (*fn)(void*), void* data, unsigned num_threads, const LoopSpec& spec, unsigned flags) {
   TaskContext& enc = current();
   const int n = resolve_num_threads(enc, num_threads);
-  Team* t = begin_region(enc, fn, data, n, flags,
-                         [](Team& team, void* s) { preset_loop(team, *static_cast<const LoopSpec*>(s)); },
-                         const_cast<LoopSpec*>(&spec));
-  fn(data);
-  end_region(*t);
+  run_region(n, [&] {
+    Team* t = begin_region(enc, fn, data, n, flags,
+                           [](Team& team, void* s) { preset_loop(team, *static_cast<const LoopSpec*>(s)); },
+                           const_cast<LoopSpec*>(&spec));
+    fn(data);
+    end_region(*t);
+  });
 }
 
 void start_parallel_loop(void (*fn)(void*), void* data, unsigned num_threads, const LoopSpec& spec) {

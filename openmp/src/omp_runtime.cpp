@@ -15,6 +15,7 @@
 #include "weft/apps/default_runtime.hpp"
 #include "weft/apps/environment.hpp"
 #include "weft/runtime/stats.hpp"
+#include "weft/runtime/this_ult.hpp"
 #include "weft/sched/cpuset.hpp"
 
 namespace weft::omp {
@@ -54,13 +55,15 @@ Start make_start() {
   if (!weft_says) {
     if (!s.config.cpus.empty()) {
       // OMP_PLACES / OMP_PROC_BIND gave thread k its CPU: thread 0 is the
-      // initial thread, the workers take the others.
+      // initial thread, which hosts worker 0 there; the workers take the
+      // others. (One place: one worker there beside the initial thread.)
       s.initial_cpu = s.config.cpus.front();
-      if (s.config.cpus.size() > 1) s.config.cpus.erase(s.config.cpus.begin());
+      s.config.hosted_worker = s.config.cpus.size() > 1;
       s.config.workers = static_cast<int>(s.config.cpus.size());
     } else {
       const int threads = s.config.workers > 0 ? s.config.workers : sched::default_worker_count();
-      s.config.workers = std::max(1, threads - 1);
+      s.config.hosted_worker = threads > 1;
+      s.config.workers = std::max(1, threads);
       // No binding asked for: the workers float, like libgomp's threads
       // (OpenMP leaves unbound threads to the OS). Pinned workers beside the
       // unpinned initial thread made the kernel put it on a worker's CPU
@@ -120,6 +123,14 @@ void undo_libgomp_initial_binding() {
 const Config& runtime_config() { return start().config; }
 
 int initial_thread_cpu() { return start().initial_cpu; }
+
+bool initial_thread_hosts() {
+  if (this_ult::inside()) return false;
+  // -1: not known yet; gettid() is a system call, so it is asked once.
+  static constinit thread_local int is_initial = -1;
+  if (is_initial < 0) is_initial = gettid() == getpid() ? 1 : 0;
+  return is_initial && runtime_config().hosted_worker;
+}
 
 namespace {
 void print_stats_at_exit() {

@@ -1,13 +1,23 @@
 #pragma once
 // The weft runtime the OpenMP library runs on (internal).
 //
-// An OpenMP program's initial thread is a plain thread, and it is the
-// primary thread (member 0) of every team it starts, as in libgomp: it runs
-// its share itself, so a region from main() costs a hand-off to the other
-// members only. The runtime therefore has one worker fewer than the default
-// team size (nthreads-var, one per allowed CPU by default): N-thread teams
-// use the initial thread plus N-1 workers, one per CPU, and the workers
-// carry the explicit tasks.
+// An OpenMP program's initial thread is the primary thread (member 0) of
+// every team it starts, as in libgomp, and must stay that thread: GCC's
+// threadprivate variables are thread-local storage. So the runtime's worker
+// 0 is a hosted one (Config::hosted_worker): it has no thread of its own,
+// and a region from the initial thread runs as a ULT on it while the initial
+// thread runs that worker (team.hpp's run_region). Member 0 then waits as a
+// ULT does, and the initial thread's CPU runs the team's tasks meanwhile.
+// The runtime has one worker per thread of the default team (nthreads-var,
+// one per allowed CPU by default): worker 0 on the initial thread's CPU,
+// the others with threads of their own.
+//
+// Other plain threads (a program's own threads that start regions) are
+// member 0 of their teams as plain threads; their members go to workers
+// 1..N-1 (worker 0 runs only inside the initial thread's regions). So does a
+// runtime of one CPU, or one that WEFT_WORKERS, WEFT_CPUS or WEFT_PLACEMENT
+// sets: there the initial thread is a plain member 0 too, beside the workers
+// named.
 //
 // The runtime is started on first use and never destroyed: exit() may be
 // called from any thread, inside a region too, and must neither wait for
@@ -50,6 +60,12 @@ int num_workers();
 // How long waits spin before they park, in ns: the runtime's idle spin
 // (OMP_WAIT_POLICY: ACTIVE 1000 us, PASSIVE 0, default 50 us).
 std::int64_t spin_ns();
+
+// Whether the calling thread runs its regions' member 0 on the runtime's
+// hosted worker (Runtime::host): the initial thread, outside every region,
+// when the runtime has one (two CPUs or more, and no WEFT_WORKERS, WEFT_CPUS
+// or WEFT_PLACEMENT).
+bool initial_thread_hosts();
 
 // The CPU the initial thread was pinned to (OMP_PROC_BIND with OMP_PLACES:
 // the first place's CPU), -1 when it is not pinned.

@@ -12,9 +12,12 @@ extern "C" {
 
 void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
   TaskContext& enc = current();
-  Team* t = begin_region(enc, fn, data, resolve_num_threads(enc, num_threads), flags);
-  fn(data);
-  end_region(*t);
+  const int n = resolve_num_threads(enc, num_threads);
+  run_region(n, [&] {
+    Team* t = begin_region(enc, fn, data, n, flags);
+    fn(data);
+    end_region(*t);
+  });
 }
 
 // GCC before 4.9: the caller runs fn(data) as member 0, then GOMP_parallel_end.
@@ -38,11 +41,13 @@ unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_th
   const int n = resolve_num_threads(enc, num_threads);
   std::uintptr_t* reductions = *static_cast<std::uintptr_t**>(data);
   register_reductions(reductions, nullptr, n);
-  Team* t = begin_region(
-      enc, fn, data, n, flags, [](Team& team, void* r) { team.reductions = static_cast<std::uintptr_t*>(r); },
-      reductions);
-  fn(data);
-  end_region(*t);
+  run_region(n, [&] {
+    Team* t = begin_region(
+        enc, fn, data, n, flags, [](Team& team, void* r) { team.reductions = static_cast<std::uintptr_t*>(r); },
+        reductions);
+    fn(data);
+    end_region(*t);
+  });
   return static_cast<unsigned>(n);
 }
 

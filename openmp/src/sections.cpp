@@ -35,12 +35,21 @@ void parallel_sections(void (*fn)(void*), void* data, unsigned num_threads, unsi
                        bool run) {
   TaskContext& enc = current();
   const LoopSpec spec = sections_spec(count);
-  Team* t = begin_region(enc, fn, data, resolve_num_threads(enc, num_threads, count), flags,
-                         [](Team& team, void* s) { preset_loop(team, *static_cast<const LoopSpec*>(s)); },
-                         const_cast<LoopSpec*>(&spec));
-  if (!run) return;
-  fn(data);
-  end_region(*t);
+  const int n = resolve_num_threads(enc, num_threads, count);
+  auto begin = [&] {
+    return begin_region(enc, fn, data, n, flags,
+                        [](Team& team, void* s) { preset_loop(team, *static_cast<const LoopSpec*>(s)); },
+                        const_cast<LoopSpec*>(&spec));
+  };
+  if (!run) {  // GOMP_parallel_sections_start: the caller runs member 0's share, then GOMP_parallel_end
+    begin();
+    return;
+  }
+  run_region(n, [&] {
+    Team* t = begin();
+    fn(data);
+    end_region(*t);
+  });
 }
 
 }  // namespace

@@ -100,9 +100,17 @@ void run_member(Team* t, int k, std::uint64_t gen) {
   }
 }
 
-// Lets the docked members of `t` go and waits until they have.
+// Lets the docked members of `t` go and waits until they have. A member
+// docked on the hosted worker leaves only while it runs, that is, under the
+// host: the initial thread retires such a crew from there.
 void retire_crew(Team& t) {
   if (t.crew == 0) return;
+  if (std::find(t.crew_worker + 1, t.crew_worker + t.crew, 0) != t.crew_worker + t.crew &&
+      initial_thread_hosts()) {
+    ContextGuard keep;
+    runtime().host([&t] { retire_crew(t); });
+    return;
+  }
   t.generation.fetch_or(kRetire, std::memory_order_acq_rel);
   unpark_all(&t.generation);
   wait_for(t.crew_alive);
@@ -148,6 +156,10 @@ sched::OmpBind bind_of_flags(unsigned flags, sched::OmpBind icv) {
   }
 }
 
+// The first worker a team's members may go to: a hosted worker 0 runs only
+// under the host (omp_runtime.hpp), so other teams leave it out.
+int first_member_worker(const Team& t) { return runtime_config().hosted_worker && !t.under_host ? 1 : 0; }
+
 // Members placed by an MCTOP-PLACE policy: the workers pinned to the CPUs
 // sched::place chooses, in its order; member 0 keeps the caller's worker.
 bool place_by_policy(Team& t, sched::Policy policy, int caller) {
@@ -159,7 +171,7 @@ bool place_by_policy(Team& t, sched::Policy policy, int caller) {
   std::vector<int> choice;
   for (int context : placed.contexts) {
     const auto w = std::find(cpus.begin(), cpus.end(), topo.os_cpu(context));
-    if (w != cpus.end()) choice.push_back(static_cast<int>(w - cpus.begin()));
+    if (w != cpus.end() && w - cpus.begin() >= first_member_worker(t)) choice.push_back(static_cast<int>(w - cpus.begin()));
   }
   if (caller >= 0) {
     const auto mine = std::find(choice.begin(), choice.end(), caller);
@@ -174,7 +186,7 @@ void place_members(Team& t, const TaskContext& enc, unsigned flags) {
   const int n = t.nthreads, workers = t.workers;
   const int caller = this_ult::worker_index();
   const sched::OmpBind bind = bind_of_flags(flags, enc.icv.bind);
-  const Team::PlacementKey key{n, caller, static_cast<int>(bind), enc.icv.binding_policy};
+  const Team::PlacementKey key{n, caller, static_cast<int>(bind), enc.icv.binding_policy, t.under_host};
   if (key == t.placed_for) return;  // the same region again: everything below still holds
   t.worker_of[0] = caller;
   if (n > 1) {
@@ -182,18 +194,20 @@ void place_members(Team& t, const TaskContext& enc, unsigned flags) {
                            place_by_policy(t, enc.icv.binding_policy, caller);
     if (!by_policy) {
       // One place per worker, in the order the members would rotate over:
-      // from a plain thread the workers from 0 for members 1..n-1, from a
-      // ULT the workers from the caller's for members 0..n-1.
+      // from a plain thread the workers from the first one for members
+      // 1..n-1, from a ULT the workers from the caller's for members 0..n-1.
+      const int lowest = first_member_worker(t), pool = workers - lowest;
       const int first = caller >= 0 ? 0 : 1;
       const int threads = n - first;
       std::vector<int> place(static_cast<std::size_t>(threads));
       if (bind == sched::OmpBind::False) {
         for (int i = 0; i < threads; ++i) place[static_cast<std::size_t>(i)] = i;
       } else {
-        place = sched::omp_thread_places(bind, workers, threads);
+        place = sched::omp_thread_places(bind, pool, threads);
       }
-      const int base = caller >= 0 ? caller : 0;
-      for (int k = first; k < n; ++k) t.worker_of[k] = (base + place[static_cast<std::size_t>(k - first)]) % workers;
+      const int base = caller >= 0 ? caller - lowest : 0;
+      for (int k = first; k < n; ++k)
+        t.worker_of[k] = lowest + (base + place[static_cast<std::size_t>(k - first)]) % pool;
       if (caller >= 0) t.worker_of[0] = caller;
     }
   }
@@ -272,8 +286,8 @@ int resolve_num_threads(const TaskContext& enc, unsigned specified, unsigned cou
   long n = specified == 0 ? icv.nthreads : static_cast<long>(std::min<unsigned>(specified, 1u << 20));
   if (icv.dynamic) {
     // dyn-var: no more members than there are places to run them (the
-    // workers, and a plain thread's own CPU).
-    const long places = num_workers() + (this_ult::inside() ? 0 : 1);
+    // workers, and a plain thread's own CPU unless it hosts worker 0).
+    const long places = num_workers() + (this_ult::inside() || runtime_config().hosted_worker ? 0 : 1);
     n = std::min(n, places);
     if (count > 0) n = std::min<long>(n, count);
   }
@@ -301,6 +315,10 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
   t->parent_thread_num = thread_num_of(enc);
   t->encountering = &enc;
   t->from_plain_thread = plain;
+  // Worker 0 runs only under the host: a ULT there is under it, and so is
+  // whatever a team under it begins.
+  t->under_host = !plain && (this_ult::worker_index() == 0 || enc.team->under_host) &&
+                  runtime_config().hosted_worker;
   t->reductions = nullptr;
   t->preset_loop = false;
   Icv icv = enc.icv;

@@ -39,6 +39,7 @@
 
 #include "context.hpp"
 #include "countdown.hpp"
+#include "omp_runtime.hpp"
 #include "workshare.hpp"
 
 namespace weft::omp {
@@ -59,6 +60,10 @@ struct Team {
   int parent_thread_num = 0;     // the encountering task's thread number in it
   TaskContext* encountering = nullptr;
   bool from_plain_thread = true;
+  // Under Runtime::host (omp_runtime.hpp): begun by the initial thread's
+  // hosted member 0, or nested in such a region. Only such teams may place
+  // members (and tasks) on the hosted worker, which runs only meanwhile.
+  bool under_host = false;
   Icv member_icv;                // what the members' ICVs start as
   std::uintptr_t* reductions = nullptr;  // GOMP_parallel_reductions' registered reductions
   bool preset_loop = false;      // GOMP_parallel_loop_*: construct 0 was set up before the members started
@@ -72,6 +77,7 @@ struct Team {
   struct PlacementKey {          // what worker_of was computed for (reused when a region repeats)
     int nthreads = -1, caller_worker = -2, bind = -1;
     sched::Policy policy = sched::Policy::None;
+    bool under_host = false;
     bool operator==(const PlacementKey&) const = default;
   } placed_for;
   std::atomic<std::uint32_t> next_task_worker{0};
@@ -105,6 +111,20 @@ Team* begin_region(TaskContext& encountering, void (*fn)(void*), void* data, int
 // Ends it on member 0: its tasks, the other members, then the encountering
 // task is current again. The members stay docked for the next region.
 void end_region(Team& team);
+
+// Runs `region` (begin_region, member 0's share, end_region) for a team of
+// `n`: on the initial thread, outside every region, as a ULT on the hosted
+// worker that the thread runs meanwhile (omp_runtime.hpp), so that member 0
+// waits as a ULT and its CPU runs the team's tasks; elsewhere on the caller.
+template <class Region>
+void run_region(int n, const Region& region) {
+  if (n > 1 && initial_thread_hosts()) {
+    ContextGuard keep;  // the ULTs the thread ran set their own contexts
+    runtime().host([&region] { region(); });
+  } else {
+    region();
+  }
+}
 
 // GOMP's num_threads resolution (OpenMP 5.2 §10.1.1): `specified` = the
 // clause (0 when absent; 1 for if(false)), `count` = sections (dyn-var).

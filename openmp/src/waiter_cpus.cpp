@@ -65,7 +65,13 @@ bool cpu_shared_with_another(int cpu, bool any_age) noexcept {
 }
 
 bool leave_shared_cpu(int cpu) noexcept {
-  if (cpu < 0 || cpu >= CPU_SETSIZE || this_ult::worker_index() < 0 || runtime_config().pin_workers) return false;
+  // A plain thread, and the initial thread running the hosted worker 0, stay
+  // (and yield the CPU instead): had both sides of a shared CPU moved, they
+  // might have met again on the other one.
+  const int w = this_ult::worker_index();
+  if (cpu < 0 || cpu >= CPU_SETSIZE || w < 0 || (w == 0 && runtime_config().hosted_worker) ||
+      runtime_config().pin_workers)
+    return false;
   // Per worker thread (the ULTs of a worker share its thread-local storage).
   thread_local std::chrono::steady_clock::time_point last_move{};
   const auto now = std::chrono::steady_clock::now();

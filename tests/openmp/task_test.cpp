@@ -4,8 +4,12 @@
 // (undeferred, omp_in_final), included tasks one after another and nested,
 // untied, mergeable, priority, detach with
 // omp_fulfill_event, taskyield, taskloop (grainsize, num_tasks, nogroup),
-// tasks in nested regions, and many tasks from one creator.
+// tasks in nested regions, many tasks from one creator, and the primary
+// thread running another member's tasks.
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <vector>
 
@@ -322,5 +326,27 @@ int main() {
     }
     CHECK(count == 100, "tasks in nested teams: %d", count.load());
   }
+  // The primary thread runs tasks another member created while it waits at
+  // the region's end (libgomp's threads take tasks at a barrier; weft's
+  // initial thread runs its hosted worker there). Each task waits up to 5 s
+  // for one of them to have run on the initial thread.
+  if (omp_get_max_threads() >= 2) {
+    std::atomic<int> on_initial{0};
+    const pid_t initial = getpid();
+#pragma omp parallel num_threads(2) shared(on_initial)
+    if (omp_get_thread_num() == 1) {
+      for (int i = 0; i < 8; ++i) {
+#pragma omp task shared(on_initial)
+        {
+          if (gettid() == initial) on_initial.fetch_add(1);
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          while (on_initial.load() == 0 && std::chrono::steady_clock::now() < give_up) {
+          }
+        }
+      }
+    }
+    CHECK(on_initial.load() > 0, "no task that member 1 created ran on the initial thread");
+  }
+
   return omptest::finish("task_test");
 }
