@@ -1,8 +1,10 @@
 // Parallel regions: team sizes, thread numbers, num_threads and if clauses,
 // nesting (levels, active levels, ancestors, team sizes), the ICVs a member
-// changes, proc_bind clauses, many regions in a row.
+// changes, proc_bind clauses, many regions in a row, regions started by the
+// program's own threads beside the initial thread's.
 #include <atomic>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "check.hpp"
@@ -155,6 +157,39 @@ int main() {
       }
     }
     CHECK(bad == 0, "%d tasks saw a thread number outside their team", bad.load());
+  }
+  // Threads the program made start regions of their own while the initial
+  // thread runs its own: each is member 0 of its teams, whose sizes, thread
+  // numbers, tasks and nested regions are their own (on weft their members
+  // go to workers 1..N-1: worker 0 runs only inside the initial thread's
+  // regions).
+  {
+    std::atomic<int> bad{0};
+    auto regions = [&bad](int reps) {
+      omp_set_max_active_levels(2);
+      for (int rep = 0; rep < reps; ++rep) {
+        std::atomic<int> members{0}, tasks{0}, inner{0};
+#pragma omp parallel num_threads(2) shared(members, tasks, inner)
+        {
+          if (omp_get_num_threads() != 2 || omp_get_level() != 1) bad++;
+          members.fetch_add(1 << (4 * omp_get_thread_num()));
+#pragma omp task shared(tasks)
+          tasks.fetch_add(1);
+#pragma omp parallel num_threads(2) shared(inner)
+          {
+            if (omp_get_num_threads() != 2 || omp_get_level() != 2) bad++;
+            inner.fetch_add(1);
+          }
+        }
+        if (members.load() != 0x11 || tasks.load() != 2 || inner.load() != 4) bad++;
+      }
+    };
+    std::thread first(regions, 300), second(regions, 300);
+    regions(300);
+    first.join();
+    second.join();
+    CHECK(bad == 0, "%d wrong team sizes, thread numbers, tasks or nested teams beside other threads' regions",
+          bad.load());
   }
   return omptest::finish("parallel_test");
 }
