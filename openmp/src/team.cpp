@@ -2,6 +2,8 @@
 // See team.hpp.
 #include "team.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
@@ -44,7 +46,10 @@ struct Layout {
 constexpr std::uint64_t kRetire = 1ull << 63;  // in Team::generation: the docked members leave
 
 // The initial task of a plain thread, with its team of one; freed when the
-// thread ends.
+// thread ends, except on the initial thread, whose thread-local objects die
+// in exit(): exit() may come from inside a region (on member 0 itself), and
+// retiring the teams' crews there would wait for members that are still in
+// the region (the process hung); the process is ending anyway.
 struct InitialTask {
   Team* team = nullptr;
   InitialTask() {
@@ -60,7 +65,7 @@ struct InitialTask {
   }
   ~InitialTask() {
     if (tls_context == &team->members[0].ctx) tls_context = nullptr;
-    Team::destroy(team);
+    if (gettid() != getpid()) Team::destroy(team);
   }
 };
 
