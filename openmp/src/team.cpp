@@ -2,8 +2,6 @@
 // See team.hpp.
 #include "team.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
@@ -46,10 +44,10 @@ struct Layout {
 constexpr std::uint64_t kRetire = 1ull << 63;  // in Team::generation: the docked members leave
 
 // The initial task of a plain thread, with its team of one; freed when the
-// thread ends, except on the initial thread, whose thread-local objects die
-// in exit(): exit() may come from inside a region (on member 0 itself), and
-// retiring the teams' crews there would wait for members that are still in
-// the region (the process hung); the process is ending anyway.
+// thread ends, unless it ends inside a region (exit() called by member 0,
+// which destroys the initial thread's thread-local objects there): retiring
+// the teams' crews would wait for members that are still in the region (the
+// process hung), and the process is ending anyway.
 struct InitialTask {
   Team* team = nullptr;
   InitialTask() {
@@ -64,8 +62,10 @@ struct InitialTask {
     team->member_icv = c.icv;
   }
   ~InitialTask() {
-    if (tls_context == &team->members[0].ctx) tls_context = nullptr;
-    if (gettid() != getpid()) Team::destroy(team);
+    TaskContext* const initial = &team->members[0].ctx;
+    const bool in_region = this_ult::inside() || (tls_context && tls_context != initial);
+    if (tls_context == initial) tls_context = nullptr;
+    if (!in_region) Team::destroy(team);
   }
 };
 
