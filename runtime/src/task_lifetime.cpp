@@ -3,7 +3,10 @@
 // entry and its runner, freed into the pool of whichever worker drops the
 // last reference. Also the stand-in task of a plain thread that blocks.
 
+#include <pthread.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <utility>
@@ -32,25 +35,39 @@ void report_detached_exception(Task* t) {
 }
 
 // The Task that stands for a plain (non-worker) thread when it blocks,
-// created on its first wait. The pointer is trivially destructible so that a
-// thread_local destructor that runs after ours (another library's, waiting
-// for a ULT at exit) still finds a valid task: it gets a new one, which the
-// exiting thread then keeps.
+// created on its first wait. A pthread key's destructor releases it when the
+// thread ends: those run after every thread_local destructor, one of which
+// may still block (another library's waiting for a ULT, or the OpenMP
+// library's retiring its teams) and get a new task, which the key then
+// releases too. (A thread_local releaser, destroyed before such a
+// destructor, left that task to the ended thread: LeakSanitizer found it.)
+// The main thread's task at exit() stays reachable from its pointer here.
 thread_local Task* tls_external_task = nullptr;
 
-struct ReleaseExternalTaskAtExit {
-  ~ReleaseExternalTaskAtExit() {
-    if (Task* t = std::exchange(tls_external_task, nullptr)) release(t, 1);
-  }
-};
+void release_external_task(void* task) {
+  Task* t = static_cast<Task*>(task);
+  if (tls_external_task == t) tls_external_task = nullptr;
+  release(t, 1);
+}
+
+pthread_key_t external_task_key() {
+  static const pthread_key_t key = [] {
+    pthread_key_t k;
+    if (pthread_key_create(&k, release_external_task) != 0) {
+      std::fprintf(stderr, "weft: pthread_key_create failed: no key left for a plain thread's wait\n");
+      std::abort();
+    }
+    return k;
+  }();
+  return key;
+}
 
 [[gnu::noinline]] Task* new_external_task() {
   Task* t = new_shared_block();
   t->kind = TaskKind::external;
   t->refs.store(1, std::memory_order_relaxed);
   tls_external_task = t;
-  thread_local ReleaseExternalTaskAtExit release_at_exit;  // constructed on the first call only
-  (void)release_at_exit;
+  pthread_setspecific(external_task_key(), t);
   return t;
 }
 
