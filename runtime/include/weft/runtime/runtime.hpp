@@ -97,10 +97,10 @@ class Runtime {
   // Worker 0 runs only inside host(), and host() returns as soon as f has
   // finished: a ULT pinned to worker 0, or started there and not finished
   // with f, goes on in a later host() once worker 0 gets to it (f yields or
-  // waits), or at shutdown, on a thread the runtime then starts for it. Only one thread may
-  // ever host (a ULT never changes kernel thread), one call at a time, and
-  // never from a ULT: each is a std::logic_error, as is a runtime without
-  // Config::hosted_worker.
+  // waits), or at shutdown, on a thread the runtime then starts for it.
+  // Only one thread may ever host (a ULT never changes kernel thread), one
+  // call at a time, and never from a ULT: each is a std::logic_error, as is
+  // a runtime without Config::hosted_worker.
   template <class F>
   ult_result_t<F> host(F&& f) {
     HostLease lease(*this);  // the thread is worker 0's from here: f's block comes from its pool
