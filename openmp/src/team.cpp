@@ -173,10 +173,12 @@ bool place_by_policy(Team& t, sched::Policy policy, int caller) {
   const std::vector<int> cpus = rt.worker_cpus();
   const int m = std::min(t.nthreads, topo.num_contexts());
   const sched::Placement placed = sched::place(topo, policy, m);
+  const int lowest = first_member_worker(t);
   std::vector<int> choice;
   for (int context : placed.contexts) {
     const auto w = std::find(cpus.begin(), cpus.end(), topo.os_cpu(context));
-    if (w != cpus.end() && w - cpus.begin() >= first_member_worker(t)) choice.push_back(static_cast<int>(w - cpus.begin()));
+    const auto worker = static_cast<int>(w - cpus.begin());
+    if (w != cpus.end() && worker >= lowest) choice.push_back(worker);
   }
   if (caller >= 0) {
     const auto mine = std::find(choice.begin(), choice.end(), caller);

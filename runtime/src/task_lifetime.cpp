@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <exception>
 #include <new>
-#include <utility>
 
 #include "task.hpp"
 #include "task_block_pool.hpp"

@@ -130,9 +130,7 @@ void Worker::run_on_this_thread() {
   tls_worker = this;
   tls_worker_index = index_;
   if (hosted_) {  // shutdown gave it a thread: it is no longer away
-    const std::uint64_t now = coarse_ns();
-    if (now > away_since_ns_) sleeping_ns_.add(now - away_since_ns_);
-    rest_.store(Rest::awake, std::memory_order_seq_cst);
+    come_back();
   } else {
     started_at_ns_.add(steady_ns());
   }
@@ -160,12 +158,16 @@ void Worker::become_hosted() {
 }
 
 // A hosted worker's time away counts as asleep in its statistics.
-void Worker::enter_hosted() {
-  tls_worker = this;
-  tls_worker_index = index_;
+void Worker::come_back() {
   const std::uint64_t now = coarse_ns();
   if (now > away_since_ns_) sleeping_ns_.add(now - away_since_ns_);
   rest_.store(Rest::awake, std::memory_order_seq_cst);
+}
+
+void Worker::enter_hosted() {
+  tls_worker = this;
+  tls_worker_index = index_;
+  come_back();
   sanitizer::adopt_thread(&scheduler_);
 }
 

@@ -169,6 +169,7 @@ class Worker final {
   friend void on_resume(void*, void*);
   friend class RuntimeImpl;
 
+  void come_back();  // a hosted worker that was away runs again
   Task* pick_next();
   Task* steal();
   bool lone_entry_settled(const Worker* victim, std::uint32_t ticket);
