@@ -262,10 +262,15 @@ void start_deferred_task(TaskContext& parent, DeferredTask* d, const std::vector
 // child-ULT slots, its vectors) per task (an if(0) task on one thread:
 // 14.3-16.1 -> 11.6-12.1 ns with the fast path in GOMP_task;
 // bench/results/openmp-2core.md).
+namespace {
+[[gnu::noinline, gnu::cold]] TaskContext& make_included_context(TaskContext& parent) {
+  parent.included_context = std::make_unique<TaskContext>();
+  return *parent.included_context;
+}
+}  // namespace
+
 void run_task_inline(TaskContext& parent, void (*fn)(void*), void* arg, bool final_task) {
-  if (!parent.included_context) [[unlikely]]
-    parent.included_context = std::make_unique<TaskContext>();
-  TaskContext& ctx = *parent.included_context;
+  TaskContext& ctx = parent.included_context ? *parent.included_context : make_included_context(parent);
   ctx.team = parent.team;
   // The parent's thread number, as thread_num_of(parent) gives it (for a
   // parent on a ULT of its own, the member on the worker running both).
@@ -329,11 +334,16 @@ void end_taskgroup(TaskContext& c) {
 
 namespace {
 
-// GOMP_task's general case: a task with dependences, a detach event or a
-// copy constructor, or a deferred one.
-[[gnu::noinline]] void create_task(TaskContext& parent, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
-                                   long arg_size, long arg_align, bool if_clause, unsigned flags, void** depend,
-                                   void* detach, bool final_task) {
+// GOMP_task's general case: a task with dependences, a detach event, a copy
+// constructor or a priority, or a deferred one. It takes GOMP_task's own
+// arguments, so that GOMP_task reaches it (and the included fast path) by a
+// jump, without a frame of its own.
+[[gnu::noinline]] void create_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
+                                   long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
+                                   void* detach) {
+  TaskContext& parent = current();
+  check_priority(flags, priority);
+  const bool final_task = parent.final_task || (flags & kTaskFinal);
   std::vector<Dependence> deps;
   if ((flags & kTaskDepend) && depend) deps = parse_depend(depend);
 
@@ -372,16 +382,15 @@ extern "C" {
 
 void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
                bool if_clause, unsigned flags, void** depend, int priority, void* detach) {
-  TaskContext& parent = current();
-  check_priority(flags, priority);
-  const bool final_task = parent.final_task || (flags & kTaskFinal);
-  // The common undeferred task here, without the general case's frame: no
-  // dependences, no detach, no copy.
-  if (!(flags & (kTaskDepend | kTaskDetach)) && !cpyfn && runs_undeferred(parent, if_clause, 0)) {
-    run_task_inline(parent, fn, data, final_task);
+  // The common included task (if(0), final, or the throttle) takes the
+  // fast path: no dependences, detach, copy or priority.
+  TaskContext* parent = tls_context;
+  if (parent && !(flags & (kTaskDepend | kTaskDetach | kTaskPriority)) && !cpyfn &&
+      runs_undeferred(*parent, if_clause, 0)) {
+    run_task_inline(*parent, fn, data, parent->final_task || (flags & kTaskFinal));
     return;
   }
-  create_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, final_task);
+  create_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 
 void GOMP_taskwait() { wait_children(current()); }
