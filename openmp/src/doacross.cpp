@@ -24,11 +24,24 @@ Doacross& current_doacross(const char* entry) {
   return *w->doacross;
 }
 
+// An iteration vector of `dims` values: on the stack for the usual few
+// dimensions, on the heap beyond (ordered(n) has no limit on n).
+class IterationVector {
+ public:
+  explicit IterationVector(std::size_t dims) : heap_(dims > kOnStack ? new std::uint64_t[dims] : nullptr) {}
+  std::uint64_t* data() noexcept { return heap_ ? heap_.get() : stack_; }
+
+ private:
+  static constexpr std::size_t kOnStack = 8;
+  std::uint64_t stack_[kOnStack];
+  std::unique_ptr<std::uint64_t[]> heap_;
+};
+
 template <class T>
 void wait_from_args(const char* entry, T first, va_list args) {
   Doacross& d = current_doacross(entry);
-  std::uint64_t v[16];
-  if (d.counts.size() > 16) fatal(entry, "more than 16 ordered dimensions");
+  IterationVector vector(d.counts.size());
+  std::uint64_t* v = vector.data();
   v[0] = static_cast<std::uint64_t>(first);
   for (std::size_t k = 1; k < d.counts.size(); ++k) v[k] = static_cast<std::uint64_t>(va_arg(args, T));
   doacross_wait(d, v);
@@ -69,8 +82,10 @@ extern "C" {
 
 void GOMP_doacross_post(long* counts) {
   Doacross& d = current_doacross("GOMP_doacross_post");
-  std::uint64_t v[16];
-  for (std::size_t k = 0; k < d.counts.size() && k < 16; ++k) v[k] = static_cast<std::uint64_t>(counts[k]);
+  IterationVector vector(d.counts.size());
+  std::uint64_t* v = vector.data();
+  v[0] = static_cast<std::uint64_t>(counts[0]);
+  for (std::size_t k = 1; k < d.counts.size(); ++k) v[k] = static_cast<std::uint64_t>(counts[k]);
   doacross_post(d, v);
 }
 

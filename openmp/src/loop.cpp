@@ -11,6 +11,7 @@
 // A combined `parallel for` calls GOMP_parallel_loop_X(fn, ...): the loop is
 // set up before the members start, and fn calls GOMP_loop_X_next first.
 #include <cstdint>
+#include <vector>
 
 #include "fatal.hpp"
 #include "team.hpp"
@@ -115,14 +116,15 @@ void start_parallel_loop(void (*fn)(void*), void* data, unsigned num_threads, co
 
 template <class C>
 LoopSpec doacross_spec(const char* entry, unsigned ncounts, const C* counts, SchedKind kind, long chunk,
-                       bool runtime, std::uint64_t* scratch) {
-  if (ncounts == 0 || ncounts > 16) fatal(entry, "ordered(n) with n = " + std::to_string(ncounts) + " (1..16 supported)");
+                       bool runtime, std::vector<std::uint64_t>& scratch) {
+  if (ncounts == 0) fatal(entry, "ordered(n) with n = 0");
+  scratch.resize(ncounts);
   for (unsigned k = 0; k < ncounts; ++k)
     scratch[k] = counts[k] > 0 ? static_cast<std::uint64_t>(counts[k]) : 0;
   LoopSpec s = spec_of(long_space(0, static_cast<long>(scratch[0]), 1), kind, chunk);
   s.runtime_schedule = runtime;
   s.doacross_dims = ncounts;
-  s.doacross_counts = scratch;
+  s.doacross_counts = scratch.data();
   return s;
 }
 
@@ -188,28 +190,28 @@ bool GOMP_loop_ordered_start(long s, long e, long i, long sched, long chunk, lon
 }
 
 bool GOMP_loop_doacross_static_start(unsigned n, long* counts, long chunk, long* is, long* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_doacross_static_start",
                doacross_spec("GOMP_loop_doacross_static_start", n, counts, SchedKind::static_, chunk, false, c), is, ie);
 }
 bool GOMP_loop_doacross_dynamic_start(unsigned n, long* counts, long chunk, long* is, long* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_doacross_dynamic_start",
                doacross_spec("GOMP_loop_doacross_dynamic_start", n, counts, SchedKind::dynamic, chunk, false, c), is, ie);
 }
 bool GOMP_loop_doacross_guided_start(unsigned n, long* counts, long chunk, long* is, long* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_doacross_guided_start",
                doacross_spec("GOMP_loop_doacross_guided_start", n, counts, SchedKind::guided, chunk, false, c), is, ie);
 }
 bool GOMP_loop_doacross_runtime_start(unsigned n, long* counts, long* is, long* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_doacross_runtime_start",
                doacross_spec("GOMP_loop_doacross_runtime_start", n, counts, SchedKind::static_, 0, true, c), is, ie);
 }
 bool GOMP_loop_doacross_start(unsigned n, long* counts, long sched, long chunk, long* is, long* ie,
                               std::uintptr_t* reductions, void** mem) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   LoopSpec spec = doacross_spec("GOMP_loop_doacross_start", n, counts, SchedKind::static_, chunk, false, c);
   decode_schedule("GOMP_loop_doacross_start", sched, spec);
   spec.reductions = reductions;
@@ -287,28 +289,28 @@ bool GOMP_loop_ull_ordered_start(bool up, ull s, ull e, ull i, long sched, ull c
                is, ie);
 }
 bool GOMP_loop_ull_doacross_static_start(unsigned n, ull* counts, ull chunk, ull* is, ull* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_ull_doacross_static_start",
                doacross_spec("GOMP_loop_ull_doacross_static_start", n, counts, SchedKind::static_, static_cast<long>(chunk), false, c), is, ie);
 }
 bool GOMP_loop_ull_doacross_dynamic_start(unsigned n, ull* counts, ull chunk, ull* is, ull* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_ull_doacross_dynamic_start",
                doacross_spec("GOMP_loop_ull_doacross_dynamic_start", n, counts, SchedKind::dynamic, static_cast<long>(chunk), false, c), is, ie);
 }
 bool GOMP_loop_ull_doacross_guided_start(unsigned n, ull* counts, ull chunk, ull* is, ull* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_ull_doacross_guided_start",
                doacross_spec("GOMP_loop_ull_doacross_guided_start", n, counts, SchedKind::guided, static_cast<long>(chunk), false, c), is, ie);
 }
 bool GOMP_loop_ull_doacross_runtime_start(unsigned n, ull* counts, ull* is, ull* ie) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   return start("GOMP_loop_ull_doacross_runtime_start",
                doacross_spec("GOMP_loop_ull_doacross_runtime_start", n, counts, SchedKind::static_, 0, true, c), is, ie);
 }
 bool GOMP_loop_ull_doacross_start(unsigned n, ull* counts, long sched, ull chunk, ull* is, ull* ie,
                                   std::uintptr_t* reductions, void** mem) {
-  std::uint64_t c[16];
+  std::vector<std::uint64_t> c;
   LoopSpec spec = doacross_spec("GOMP_loop_ull_doacross_start", n, counts, SchedKind::static_, static_cast<long>(chunk), false, c);
   decode_schedule("GOMP_loop_ull_doacross_start", sched, spec);
   spec.reductions = reductions;

@@ -307,5 +307,39 @@ int main() {
       for (int j = 1; j < m && ok; ++j) ok = g[i * m + j] == g[(i - 1) * m + j] + g[i * m + j - 1] + 1;
     CHECK(ok && g[0] == 1, "ordered(2) wavefront inconsistent");
   }
+  // ordered(17): more dimensions than fit the library's iteration vector on
+  // the stack (and than its old limit, 16). Each cell waits for the same cell
+  // of the previous outer iteration; the inner dimensions of one extent are
+  // still passed and checked.
+  {
+    long cell[6][2][2][2] = {};
+#pragma omp parallel for ordered(17) schedule(static, 1)
+    for (int i0 = 0; i0 < 6; ++i0)
+    for (int i1 = 0; i1 < 2; ++i1)
+    for (int i2 = 0; i2 < 2; ++i2)
+    for (int i3 = 0; i3 < 2; ++i3)
+    for (int i4 = 0; i4 < 1; ++i4)
+    for (int i5 = 0; i5 < 1; ++i5)
+    for (int i6 = 0; i6 < 1; ++i6)
+    for (int i7 = 0; i7 < 1; ++i7)
+    for (int i8 = 0; i8 < 1; ++i8)
+    for (int i9 = 0; i9 < 1; ++i9)
+    for (int i10 = 0; i10 < 1; ++i10)
+    for (int i11 = 0; i11 < 1; ++i11)
+    for (int i12 = 0; i12 < 1; ++i12)
+    for (int i13 = 0; i13 < 1; ++i13)
+    for (int i14 = 0; i14 < 1; ++i14)
+    for (int i15 = 0; i15 < 1; ++i15)
+    for (int i16 = 0; i16 < 1; ++i16)
+    {
+#pragma omp ordered depend(sink : i0 - 1, i1, i2, i3, i4, i5, i6, i7, i8, i9, i10, i11, i12, i13, i14, i15, i16)
+      cell[i0][i1][i2][i3] = (i0 ? cell[i0 - 1][i1][i2][i3] : 0) + 1 + (i4 + i5 + i6 + i7 + i8 + i9 + i10 + i11 + i12 + i13 + i14 + i15 + i16);
+#pragma omp ordered depend(source)
+    }
+    bool ok = true;
+    for (int a = 0; a < 6; ++a)
+      for (int b = 0; b < 8; ++b) ok = ok && cell[a][b / 4][b / 2 % 2][b % 2] == a + 1;
+    CHECK(ok, "ordered(17): a cell ran before the one it depends on");
+  }
   return omptest::finish("loop_test");
 }
