@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -263,17 +264,29 @@ TEST_P(ParallelRegion, AThrowInAForEachSkipsTheRemainingChunks) {
   on_runtime([&] {
     for (const auto& s : {weft::schedule_dynamic(1), weft::schedule_adaptive(), weft::schedule_static(1),
                           weft::schedule_guided(1)}) {
+      const bool guided = s.kind == weft::Schedule::Kind::guided;
+      // Only the chunks members had claimed before they saw the failure may
+      // run (guided's first chunks are a third of the loop and more).
+      const long bound = guided ? n : n / 2;
+      // Every iteration but the throwing one takes a while, so that members
+      // that go on while the thrower's thread is preempted between its throw
+      // and the failure's record (a loaded machine: with cheap iterations
+      // this failed once in five repeats of the suite under ctest -j2) would
+      // need 10 ms (guided) or 100 ms to reach the bound; a member that sees
+      // the failure in time runs a few.
+      const auto iteration_time = guided ? std::chrono::nanoseconds(100) : std::chrono::microseconds(2);
       std::atomic<long> ran{0};
       std::atomic<bool> first{true};
       EXPECT_THROW(weft::parallel(threads(3), [&](Team& t) {
         t.for_each(0L, n, [&](long) {
           ran++;
           if (first.exchange(false)) throw std::logic_error("the first iteration to run");
+          const auto until = std::chrono::steady_clock::now() + iteration_time;
+          while (std::chrono::steady_clock::now() < until) {
+          }
         }, s);
       }), std::logic_error) << weft::to_string(s);
-      // Only the chunks members had claimed before they saw the failure ran
-      // (guided's first chunks are a third of the loop and more).
-      EXPECT_LT(ran.load(), s.kind == weft::Schedule::Kind::guided ? n : n / 2) << weft::to_string(s);
+      EXPECT_LT(ran.load(), bound) << weft::to_string(s);
     }
   });
 }
