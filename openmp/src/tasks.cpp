@@ -254,21 +254,25 @@ void start_deferred_task(TaskContext& parent, DeferredTask* d, const std::vector
   node->release();
 }
 
+namespace {
+
+// run_task_inline's first call for a parent (out of line: the rare case).
+[[gnu::noinline, gnu::cold]] TaskContext& make_included_context(TaskContext& parent) {
+  parent.included_context = std::make_unique<TaskContext>();
+  return *parent.included_context;
+}
+
+}  // namespace
+
 // An included task runs to its end before its parent goes on, so a parent
 // has at most one at a time: they all reuse one context, made on first use.
 // It comes back from finish_task_children clean (no children, child ULTs,
 // claimable records, dependences or cached team), so a reuse sets only what
 // differs, instead of building and destroying 240 bytes of TaskContext (its
 // child-ULT slots, its vectors) per task (an if(0) task on one thread:
-// 14.3-16.1 -> 11.6-12.1 ns with the fast path in GOMP_task;
-// bench/results/openmp-2core.md).
-namespace {
-[[gnu::noinline, gnu::cold]] TaskContext& make_included_context(TaskContext& parent) {
-  parent.included_context = std::make_unique<TaskContext>();
-  return *parent.included_context;
-}
-}  // namespace
-
+// 14.3-16.1 -> 11.6-12.1 ns with the fast path in GOMP_task, 8.4 once
+// GOMP_task had no frame and the library was built without semantic
+// interposition; bench/results/openmp-2core.md).
 void run_task_inline(TaskContext& parent, void (*fn)(void*), void* arg, bool final_task) {
   TaskContext& ctx = parent.included_context ? *parent.included_context : make_included_context(parent);
   ctx.team = parent.team;
