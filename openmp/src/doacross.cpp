@@ -2,6 +2,7 @@
 #include "doacross.hpp"
 
 #include <cstdarg>
+#include <type_traits>
 
 #include "fatal.hpp"
 #include "team.hpp"
@@ -24,8 +25,9 @@ Doacross& current_doacross(const char* entry) {
   return *w->doacross;
 }
 
-// An iteration vector of `dims` values: on the stack for the usual few
-// dimensions, on the heap beyond (ordered(n) has no limit on n).
+// The iteration vector a wait receives as variadic arguments: on the stack
+// for the usual few dimensions, on the heap beyond (ordered(n) has no limit
+// on n).
 class IterationVector {
  public:
   explicit IterationVector(std::size_t dims) : heap_(dims > kOnStack ? new std::uint64_t[dims] : nullptr) {}
@@ -80,13 +82,12 @@ using namespace weft::omp;
 
 extern "C" {
 
+// The iteration is read in place, as the ull entry point's is: a long may be
+// read as its unsigned twin, which std::uint64_t is here, and the value is
+// the one a conversion would give.
+static_assert(std::is_same_v<std::uint64_t, unsigned long>, "GOMP_doacross_post reads its longs as std::uint64_t");
 void GOMP_doacross_post(long* counts) {
-  Doacross& d = current_doacross("GOMP_doacross_post");
-  IterationVector vector(d.counts.size());
-  std::uint64_t* v = vector.data();
-  v[0] = static_cast<std::uint64_t>(counts[0]);
-  for (std::size_t k = 1; k < d.counts.size(); ++k) v[k] = static_cast<std::uint64_t>(counts[k]);
-  doacross_post(d, v);
+  doacross_post(current_doacross("GOMP_doacross_post"), reinterpret_cast<const std::uint64_t*>(counts));
 }
 
 void GOMP_doacross_ull_post(unsigned long long* counts) {
