@@ -3,6 +3,7 @@
 // it runs on (default, user's, caller's); exceptions and skipping.
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -165,15 +166,43 @@ TEST_P(ParallelFor, HandBuiltSchedulesWithChunkZeroMeanChunkOne) {
   });
 }
 
+// Whether a loop forked shows in the runtime's spawn counter. The cutoff is
+// wall time, so a round whose serial part was interrupted may fork (its
+// estimate measured the interruption; the fork costs a few microseconds, no
+// harm). Rounds whose caller thread the OS preempted are excused by
+// getrusage; interrupts (a timer tick in a VM takes microseconds) and the
+// hypervisor's preemptions are invisible to it, so two unexplained forks in
+// 100 rounds are tolerated (beside four CPU hogs on the 2-core VM, 11 of 1000
+// runs had one or two, none more). A loop that forks regardless of the
+// cutoff forks in all 100.
 TEST_P(ParallelFor, TheAdaptiveScheduleRunsAShortLoopOnTheCallerAlone) {
+  if (weft::test::kSanitized) GTEST_SKIP() << "a sanitizer slows the 8 iterations to near the cutoff";
   on_runtime([&] {
     const auto caller = weft::this_ult::id();
-    std::atomic<int> elsewhere{0};
-    for (int round = 0; round < 100; ++round)
+    auto spawns = [] { return weft::Runtime::current()->stats().total().spawns; };
+    auto preemptions = [] {
+      rusage usage{};
+      getrusage(RUSAGE_THREAD, &usage);
+      return usage.ru_nivcsw;
+    };
+    int forked = 0, unexplained = 0;
+    for (int round = 0; round < 100; ++round) {
+      std::atomic<int> elsewhere{0};
+      const auto spawns_before = spawns();
+      const auto preemptions_before = preemptions();
       weft::parallel_for(0, 8, [&](int) {
         if (weft::this_ult::id() != caller) elsewhere++;
       });
-    EXPECT_EQ(elsewhere.load(), 0) << "a loop that ends within the serial cutoff never forks";
+      const bool preempted = preemptions() != preemptions_before;
+      if (spawns() != spawns_before) {
+        ++forked;
+        if (!preempted) ++unexplained;
+      } else {
+        EXPECT_EQ(elsewhere.load(), 0) << "round " << round << " ran iterations elsewhere without spawning";
+      }
+    }
+    EXPECT_LE(unexplained, 2) << "a loop that ends within the serial cutoff never forks: " << forked
+                              << " of 100 rounds forked, " << unexplained << " without a preemption";
   });
 }
 
