@@ -211,9 +211,10 @@ TEST_P(ParallelFor, TheAdaptiveScheduleForksALongLoop) {
   on_runtime([&] {
     const auto caller = weft::this_ult::id();
     std::atomic<int> elsewhere{0};
-    // 200 iterations of ~50 us: the helper has 10 ms to join in.
-    weft::parallel_for(0, 200, [&](int) {
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    // 400 iterations of ~100 us: the helper has 40 ms to join in, time for
+    // the OS to run its sleeping worker on a loaded machine.
+    weft::parallel_for(0, 400, [&](int) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
       while (std::chrono::steady_clock::now() < until) {}
       if (weft::this_ult::id() != caller) elsewhere++;
     });
@@ -354,15 +355,25 @@ TEST_P(ParallelFor, RemainingChunksAreSkippedAfterAThrow) {
   on_runtime([&] {
     for (const auto& s : {weft::schedule_adaptive(), weft::schedule_dynamic(1), weft::schedule_guided(1),
                           weft::schedule_static(1)}) {
+      const bool guided = s.kind == weft::Schedule::Kind::guided;
+      // Every iteration but the throwing one takes a while, so that a member
+      // going on while the thrower's thread is preempted between its throw
+      // and the failure's record (as in ParallelRegion's version of this
+      // test) would need 200 ms to reach the bound; one that sees the failure
+      // in time runs a few (guided: its first chunks run whole, 5 ms).
+      const auto iteration_time = guided ? std::chrono::nanoseconds(100) : std::chrono::microseconds(2);
       std::atomic<long> ran{0};
       std::atomic<bool> first{true};
       EXPECT_THROW(weft::parallel_for(0L, n, [&](long) {
         ran.fetch_add(1, std::memory_order_relaxed);
         if (first.exchange(false)) throw Boom(0);
+        const auto until = std::chrono::steady_clock::now() + iteration_time;
+        while (std::chrono::steady_clock::now() < until) {
+        }
       }, s), Boom);
       // Only chunks a member had claimed before it saw the failure ran
       // (guided's first chunk is half the loop).
-      EXPECT_LT(ran.load(), s.kind == weft::Schedule::Kind::guided ? n : n / 2) << weft::to_string(s);
+      EXPECT_LT(ran.load(), guided ? n : n / 2) << weft::to_string(s);
     }
     // Adaptive: index 0 is the serial start, so nothing else runs at all.
     std::atomic<long> ran{0};
