@@ -31,6 +31,7 @@ TEST(Scheduler, IdleWorkersStealUnstartedUlts) {
   Runtime rt(two_workers());
   std::set<int> workers_seen;
   Mutex m;
+  std::atomic<bool> stolen{false};
   rt.spawn_on(0, [&] {
       std::vector<Ult<void>> children;
       for (int i = 0; i < 200; ++i)
@@ -40,10 +41,12 @@ TEST(Scheduler, IdleWorkersStealUnstartedUlts) {
           }
           std::lock_guard lock(m);
           workers_seen.insert(this_ult::worker_index());
+          if (this_ult::worker_index() != 0) stolen = true;
         }));
-      // Keep worker 0 busy without yielding, so only a thief can run them.
-      auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-      while (std::chrono::steady_clock::now() < until) {
+      // Keep worker 0 busy without yielding, so only a thief can run them:
+      // until one has been stolen (within ms), or 10 s on a loaded machine.
+      auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!stolen && std::chrono::steady_clock::now() < give_up) {
       }
       for (auto& c : children) c.join();
     }).join();
