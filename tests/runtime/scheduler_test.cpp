@@ -8,8 +8,10 @@
 #include <fstream>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "test_support.hpp"
 #if defined(WEFT_ASAN)
@@ -78,22 +80,38 @@ TEST(Scheduler, ALoneUnstartedUltIsStolenWhenItsOwnerStaysBusy) {
 // Beside an owner that spawns and joins one child at a time, the other
 // worker sees a lone entry that never settles: it naps between looks rather
 // than spinning all along (it spun ~100 % of the loop before the nap).
+// Measured as the CPU time each worker's thread burned during the loop, not
+// the stats' spinning and sleeping times: those are wall time, and beside
+// other processes a napping worker's looks between naps (preempted, or
+// yielding its CPU) added up to as much "spinning" as it slept (150 ms each
+// of the 300, failing 3 of 5 runs), while its thread burned 7-11 ms of CPU
+// against worker 0's 150. A worker that spins all along burns about what
+// worker 0 does (less where it yields its CPU to other processes).
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 TEST(Scheduler, AnIdleWorkerNapsBesideOneSpawningAndJoiningOneChildAtATime) {
   Runtime rt(two_workers());
+  const std::int64_t worker1_before = rt.spawn_on(1, [] { return thread_cpu_ns(); }).join();
   const WorkerStats before = rt.stats().workers[1];
-  const long sum = rt.spawn_on(0, [] {
+  const auto [sum, worker0_cpu] = rt.spawn_on(0, [] {
+      const std::int64_t cpu_before = thread_cpu_ns();
       const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
       long s = 0;
       while (std::chrono::steady_clock::now() < until)
         for (long i = 0; i < 1000; ++i) s += spawn([i] { return i; }).join() - i;
-      return s;
+      return std::pair{s, thread_cpu_ns() - cpu_before};
     }).join();
-  EXPECT_EQ(sum, 0);
   const WorkerStats after = rt.stats().workers[1];
-  const std::uint64_t slept = after.sleeping_ns - before.sleeping_ns;
-  const std::uint64_t spun = after.spinning_ns - before.spinning_ns;
-  EXPECT_GT(slept, spun) << "worker 1 spun " << spun / 1000 << " us and slept " << slept / 1000
-                         << " us, stole " << after.steals - before.steals;
+  const std::int64_t worker1_cpu = rt.spawn_on(1, [] { return thread_cpu_ns(); }).join() - worker1_before;
+  EXPECT_EQ(sum, 0);
+  EXPECT_LT(worker1_cpu, worker0_cpu / 2)
+      << "worker 1 burned " << worker1_cpu / 1000 << " us of CPU beside worker 0's " << worker0_cpu / 1000
+      << " us; it spun " << (after.spinning_ns - before.spinning_ns) / 1000 << " us and slept "
+      << (after.sleeping_ns - before.sleeping_ns) / 1000 << " us (wall), stole " << after.steals - before.steals;
 }
 
 TEST(Scheduler, StartedUltsStayOnTheirWorker) {
