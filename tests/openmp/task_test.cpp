@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -46,6 +47,39 @@ struct Log {
 void spin(int n) {
   volatile int x = 0;
   for (int i = 0; i < n; ++i) x = x + 1;
+}
+
+// Firstprivate data of a given size and alignment, filled from a seed: a
+// task checks that its copy is whole (the library keeps small task records
+// for reuse and allocates large or over-aligned ones).
+template <int Bytes, int Align>
+struct alignas(Align) Payload {
+  unsigned char bytes[Bytes];
+  explicit Payload(unsigned seed) {
+    for (int i = 0; i < Bytes; ++i) bytes[i] = static_cast<unsigned char>(seed * 31u + static_cast<unsigned>(i));
+  }
+  bool intact(unsigned seed) const {
+    if (reinterpret_cast<std::uintptr_t>(this) % Align != 0) return false;
+    for (int i = 0; i < Bytes; ++i)
+      if (bytes[i] != static_cast<unsigned char>(seed * 31u + static_cast<unsigned>(i))) return false;
+    return true;
+  }
+};
+
+template <int Bytes, int Align>
+int broken_firstprivate_copies(int tasks_per_member) {
+  std::atomic<int> broken{0};
+#pragma omp parallel shared(broken)
+  for (int k = 0; k < tasks_per_member; ++k) {
+    const unsigned seed = static_cast<unsigned>(omp_get_thread_num() * 100003 + k);
+    Payload<Bytes, Align> p(seed);
+#pragma omp task firstprivate(p, seed) shared(broken)
+    {
+      if (seed % 3 == 0) spin(200);
+      if (!p.intact(seed)) broken++;
+    }
+  }
+  return broken.load();
 }
 
 }  // namespace
@@ -309,6 +343,17 @@ int main() {
     int wrong = 0;
     for (auto& h : hits) wrong += h != 3;
     CHECK(wrong == 0 && tasks_seen == 5, "taskloop: %d iterations wrong", wrong);
+  }
+
+  // Tasks whose data is small, large or over-aligned, made on every member
+  // (so that records made on one worker are freed on another).
+  {
+    const int n = 2000 / omptest::kScale;
+    CHECK((broken_firstprivate_copies<8, 8>(n)) == 0, "8-byte firstprivate data");
+    CHECK((broken_firstprivate_copies<100, 4>(n)) == 0, "100-byte firstprivate data");
+    CHECK((broken_firstprivate_copies<160, 16>(n)) == 0, "160-byte firstprivate data");
+    CHECK((broken_firstprivate_copies<4096, 8>(n)) == 0, "4096-byte firstprivate data");
+    CHECK((broken_firstprivate_copies<64, 128>(n)) == 0, "128-aligned firstprivate data");
   }
 
   // Tasks in nested teams.
