@@ -21,6 +21,7 @@ namespace {
 using weft::test::all_schedules;
 using weft::test::HitCounter;
 using weft::test::scaled;
+using weft::test::spin_for;
 
 // ------------------------------------------------------------------ index types and sizes
 
@@ -214,8 +215,7 @@ TEST_P(ParallelFor, TheAdaptiveScheduleForksALongLoop) {
     // 400 iterations of ~100 us: the helper has 40 ms to join in, time for
     // the OS to run its sleeping worker on a loaded machine.
     weft::parallel_for(0, 400, [&](int) {
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
-      while (std::chrono::steady_clock::now() < until) {}
+      spin_for(std::chrono::microseconds(100));
       if (weft::this_ult::id() != caller) elsewhere++;
     });
     EXPECT_GT(elsewhere.load(), 0);
@@ -367,9 +367,7 @@ TEST_P(ParallelFor, RemainingChunksAreSkippedAfterAThrow) {
       EXPECT_THROW(weft::parallel_for(0L, n, [&](long) {
         ran.fetch_add(1, std::memory_order_relaxed);
         if (first.exchange(false)) throw Boom(0);
-        const auto until = std::chrono::steady_clock::now() + iteration_time;
-        while (std::chrono::steady_clock::now() < until) {
-        }
+        spin_for(iteration_time);
       }, s), Boom);
       // Only chunks a member had claimed before it saw the failure ran
       // (guided's first chunk is half the loop).

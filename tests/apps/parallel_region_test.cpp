@@ -24,6 +24,7 @@ using weft::test::all_schedules;
 using weft::test::HitCounter;
 using weft::test::maybe_yield;
 using weft::test::scaled;
+using weft::test::spin_for;
 
 weft::ParallelOptions threads(int n) {
   weft::ParallelOptions o;
@@ -281,9 +282,7 @@ TEST_P(ParallelRegion, AThrowInAForEachSkipsTheRemainingChunks) {
         t.for_each(0L, n, [&](long) {
           ran++;
           if (first.exchange(false)) throw std::logic_error("the first iteration to run");
-          const auto until = std::chrono::steady_clock::now() + iteration_time;
-          while (std::chrono::steady_clock::now() < until) {
-          }
+          spin_for(iteration_time);
         }, s);
       }), std::logic_error) << weft::to_string(s);
       EXPECT_LT(ran.load(), bound) << weft::to_string(s);

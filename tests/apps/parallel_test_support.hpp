@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -47,6 +48,13 @@ class WorkersTest : public ::testing::TestWithParam<int> {
 
 inline std::string workers_name(const ::testing::TestParamInfo<int>& info) {
   return std::to_string(info.param) + (info.param == 1 ? "worker" : "workers");
+}
+
+// Busy-waits for d without yielding: an iteration that takes a while.
+inline void spin_for(std::chrono::nanoseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
 }
 
 // Yields with probability 1/k.
