@@ -80,6 +80,7 @@ class TaskContext {
   ChildUlts child_ults;              // the ULTs of the children it spawned itself
   std::vector<DeferredTask*> claimable;  // on a plain thread: its children it may run itself
   Taskgroup* taskgroup = nullptr;    // innermost taskgroup this task began
+  Taskgroup* enclosing_taskgroup = nullptr;  // the innermost one its creator was in (cancellation)
   std::uintptr_t* reductions = nullptr;    // task reductions of the enclosing constructs (in_reduction)
   DependenceGraph* dependences = nullptr;  // between this task's children, made on first use
   Team* cached_team = nullptr;       // the team object of this task's last region, reused

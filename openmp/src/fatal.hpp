@@ -12,8 +12,8 @@ namespace weft::omp {
 [[noreturn]] void fatal(const char* entry, const std::string& what);
 
 // A construct or routine this library does not implement (device offload,
-// cancellation with OMP_CANCELLATION=true, ...): "weft-omp: <entry>: <what>
-// is not supported by weft's OpenMP runtime", then abort().
+// host teams, ...): "weft-omp: <entry>: <what> is not supported by weft's
+// OpenMP runtime", then abort().
 [[noreturn]] void unsupported(const char* entry, const char* what);
 
 // A malformed environment variable (the message names it): the message and

@@ -177,10 +177,14 @@ std::size_t parse_stacksize(const std::string& value, const char* variable) {
   return static_cast<std::size_t>(bytes);
 }
 
+bool cancel_var = false;
+
 const Settings& settings() {
   static const Settings s = [] {
     try {
-      return read_settings();
+      Settings read = read_settings();
+      cancel_var = read.cancellation;
+      return read;
     } catch (const std::exception& e) {
       fatal_environment(e.what());
     }

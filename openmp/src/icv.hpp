@@ -55,6 +55,11 @@ struct Settings {
 // the program before main()). A malformed variable: message on stderr, exit(1).
 const Settings& settings();
 
+// cancel-var (OMP_CANCELLATION), copied out of settings() when they are read
+// for the paths that test it at every task (cancel.hpp). They are read
+// before the first task context exists, so whoever has a context may test it.
+extern bool cancel_var;
+
 // The same parsing, for one variable's value; throws std::invalid_argument
 // (weft::sched::OmpEnvError) naming `variable`. Exposed for the tests' sake.
 bool parse_bool(const std::string& value, const char* variable);

@@ -337,11 +337,7 @@ bool GOMP_loop_ull_ordered_runtime_next(ull* is, ull* ie) { return next("GOMP_lo
 
 void GOMP_loop_end() { end_loop(implicit_task("GOMP_loop_end"), true); }
 void GOMP_loop_end_nowait() { end_loop(implicit_task("GOMP_loop_end_nowait"), false); }
-// Cancellation is off (cancel-var false): the barrier, and "not cancelled".
-bool GOMP_loop_end_cancel() {
-  end_loop(implicit_task("GOMP_loop_end_cancel"), true);
-  return false;
-}
+bool GOMP_loop_end_cancel() { return end_loop_cancellable(implicit_task("GOMP_loop_end_cancel")); }
 
 void GOMP_ordered_start() {
   TaskContext& self = implicit_task("GOMP_ordered_start");

@@ -1,8 +1,8 @@
-// GOMP_parallel and its relatives, the barrier, and cancellation (off).
+// GOMP_parallel and its relatives, and the barrier (its cancellable form is
+// in cancel.cpp).
 #include <cstdint>
 
 #include "fatal.hpp"
-#include "icv.hpp"
 #include "task_reduction.hpp"
 #include "team.hpp"
 
@@ -52,22 +52,5 @@ unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_th
 }
 
 void GOMP_barrier() { team_barrier(implicit_task("GOMP_barrier")); }
-
-// Cancellation. With OMP_CANCELLATION unset or false (cancel-var false) a
-// cancel construct does nothing and cancellation points never fire (OpenMP
-// 5.2 §16.1), which is what these do. weft does not implement cancelling a
-// region; with OMP_CANCELLATION=true the first cancel construct stops the
-// program with a message naming it rather than run on uncancelled.
-bool GOMP_barrier_cancel() {
-  team_barrier(implicit_task("GOMP_barrier_cancel"));
-  return false;
-}
-
-bool GOMP_cancellation_point(int /*which*/) { return false; }
-
-bool GOMP_cancel(int /*which*/, bool do_cancel) {
-  if (do_cancel && settings().cancellation) unsupported("GOMP_cancel", "cancellation (OMP_CANCELLATION=true)");
-  return false;
-}
 
 }  // extern "C"

@@ -66,10 +66,7 @@ unsigned GOMP_sections2_start(unsigned count, std::uintptr_t* reductions, void**
 unsigned GOMP_sections_next() { return next_section(implicit_task("GOMP_sections_next")); }
 void GOMP_sections_end() { end_loop(implicit_task("GOMP_sections_end"), true); }
 void GOMP_sections_end_nowait() { end_loop(implicit_task("GOMP_sections_end_nowait"), false); }
-bool GOMP_sections_end_cancel() {
-  end_loop(implicit_task("GOMP_sections_end_cancel"), true);
-  return false;
-}
+bool GOMP_sections_end_cancel() { return end_loop_cancellable(implicit_task("GOMP_sections_end_cancel")); }
 
 void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned num_threads, unsigned count, unsigned flags) {
   parallel_sections(fn, data, num_threads, count, flags, true);

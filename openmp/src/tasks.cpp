@@ -18,6 +18,10 @@
 // thread, or the parent already has 64 unfinished children per member) run
 // at once on the caller, with a task context of their own (a reused one).
 //
+// Cancellation (cancel.hpp): a task made in a cancelled region or taskgroup
+// is dropped, and one that was not started when its region or taskgroup was
+// cancelled is discarded (its body does not run).
+//
 // Priorities are accepted and not used (the schedule is weft's: LIFO for the
 // creator, FIFO steals); untied and mergeable are hints weft does not need:
 // a ULT never moves once started, and merged data environments are not used.
@@ -32,8 +36,10 @@
 #include <utility>
 #include <vector>
 
+#include "cancel.hpp"
 #include "dependences.hpp"
 #include "fatal.hpp"
+#include "icv.hpp"
 #include "omp_runtime.hpp"
 #include "team.hpp"
 #include "wait.hpp"
@@ -68,7 +74,8 @@ struct DeferredTask {
   void* arg = nullptr;                 // into `storage`, aligned
   TaskContext* parent = nullptr;
   Team* team = nullptr;
-  Taskgroup* group = nullptr;          // the parent's innermost taskgroup at creation
+  Taskgroup* group = nullptr;          // the taskgroup the parent had begun at creation (counts it)
+  Taskgroup* enclosing_taskgroup = nullptr;  // the innermost one the parent was in (cancel.hpp)
   std::uintptr_t* reductions = nullptr;
   DepNode* node = nullptr;
   DetachEvent event;
@@ -183,9 +190,12 @@ void execute(DeferredTask* d, bool on_own_ult) {
   ctx.final_task = d->final_task;
   ctx.icv = d->icv;
   ctx.reductions = d->reductions;
+  ctx.enclosing_taskgroup = d->enclosing_taskgroup;
   ContextGuard back;
   set_current(&ctx);
-  d->fn(d->arg);
+  // Cancelled before it started (cancel.hpp): discarded, its end still runs.
+  if (!cancel_var || !task_cancelled(*d->team, d->enclosing_taskgroup)) [[likely]]
+    d->fn(d->arg);
   if (d->has_event) d->event.wait();
   finish_task_children(ctx);
   if (d->node) {
@@ -291,6 +301,7 @@ DeferredTask* new_deferred_task(TaskContext& parent, void (*fn)(void*), void* da
   d->parent = &parent;
   d->team = parent.team;
   d->group = parent.taskgroup;
+  d->enclosing_taskgroup = innermost_taskgroup(parent);
   d->reductions = visible_reductions(parent);
   d->final_task = final_task;
   d->creator_thread_num = thread_num_of(parent);
@@ -355,6 +366,7 @@ void run_task_inline(TaskContext& parent, void (*fn)(void*), void* arg, bool fin
   ctx.icv = parent.icv;
   ctx.reductions = visible_reductions(parent);
   ctx.taskgroup = nullptr;
+  ctx.enclosing_taskgroup = innermost_taskgroup(parent);
   {
     ContextGuard back;
     set_current(&ctx);
@@ -415,6 +427,8 @@ namespace {
                                    long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                                    void* detach) {
   TaskContext& parent = current();
+  // In a cancelled region or taskgroup no task is made (cancel.hpp).
+  if (cancel_var && task_cancelled(*parent.team, innermost_taskgroup(parent))) return;
   check_priority(flags, priority);
   const bool final_task = parent.final_task || (flags & kTaskFinal);
   std::vector<Dependence> deps;
@@ -456,9 +470,10 @@ extern "C" {
 void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
                bool if_clause, unsigned flags, void** depend, int priority, void* detach) {
   // The common included task (if(0), final, or the throttle) takes the
-  // fast path: no dependences, detach, copy or priority.
+  // fast path: no dependences, detach, copy or priority, and cancellation
+  // off (create_task tests whether it is cancelled).
   TaskContext* parent = tls_context;
-  if (parent && !(flags & (kTaskDepend | kTaskDetach | kTaskPriority)) && !cpyfn &&
+  if (parent && !(flags & (kTaskDepend | kTaskDetach | kTaskPriority)) && !cpyfn && !cancel_var &&
       runs_undeferred(*parent, if_clause, 0)) {
     run_task_inline(*parent, fn, data, parent->final_task || (flags & kTaskFinal));
     return;

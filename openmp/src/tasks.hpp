@@ -2,6 +2,7 @@
 // Explicit tasks (internal): GOMP_task, taskwait, taskgroup, taskyield,
 // detach events. See tasks.cpp for the mapping onto weft's ULTs.
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct Taskgroup {
   Countdown pending;                      // its tasks not finished
   std::uintptr_t* reductions = nullptr;   // task reductions visible inside it
   bool workshare = false;
+  std::atomic<bool> cancelled{false};     // cancel taskgroup (cancel.hpp)
 };
 
 // The task reductions a task sees (its innermost taskgroup's, else the

@@ -82,6 +82,7 @@ void start_implicit_task(Team& t, int k) {
   c.member = &m.state;
   c.icv = t.member_icv;
   c.taskgroup = nullptr;
+  c.enclosing_taskgroup = nullptr;
   c.reductions = t.reductions;
   m.state.reset(0);
   if (t.preset_loop) attach_to_preset_loop(t, m.state);
@@ -334,6 +335,8 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
   if (static_cast<std::size_t>(t->level) < s.bind_list.size()) icv.bind = s.bind_list[t->level];
   t->member_icv = icv;
   t->barrier_word.store(0, std::memory_order_relaxed);
+  t->cancelled.store(false, std::memory_order_relaxed);
+  t->ws_cancelled.store(false, std::memory_order_relaxed);
   t->single_next.store(0, std::memory_order_relaxed);
   t->joined.reset(n - 1);
   for (int s2 = 0; s2 < kRing; ++s2) t->ws[s2].state.store(4 * static_cast<std::uint64_t>(s2), std::memory_order_relaxed);
@@ -358,21 +361,55 @@ void end_region(Team& t) {
   set_current(t.encountering);
 }
 
-void team_barrier(TaskContext& self) {
-  wait_children(self);
-  Team& t = *self.team;
+namespace {
+
+// A barrier completes: the worksharing construct it ends is not cancelled
+// any more (cancel.hpp; libgomp clears its flag at every barrier too).
+void clear_ws_cancelled(Team& t) {
+  if (t.ws_cancelled.load(std::memory_order_relaxed)) t.ws_cancelled.store(false, std::memory_order_relaxed);
+}
+
+// Arrives at the team's barrier and waits for the others; a `cancellable`
+// one stops waiting once the region is cancelled. Returns whether it did.
+// (A template: the plain barrier keeps the code it had before cancellation.)
+template <bool cancellable>
+bool arrive_and_wait(Team& t) {
   const auto n = static_cast<std::uint64_t>(t.nthreads);
-  if (n == 1) return;
+  if (n == 1) {
+    clear_ws_cancelled(t);
+    return cancellable && t.cancelled.load(std::memory_order_acquire);
+  }
+  if (cancellable && t.cancelled.load(std::memory_order_acquire)) return true;
   const std::uint64_t word = t.barrier_word.fetch_add(1, std::memory_order_acq_rel);
   const auto phase = static_cast<std::uint32_t>(word >> 32);
   if ((word & 0xFFFFFFFFu) + 1 == n) {
+    clear_ws_cancelled(t);
     t.barrier_word.store(static_cast<std::uint64_t>(phase + 1) << 32, std::memory_order_release);
     unpark_all(&t.barrier_word);
-    return;
+    return false;
   }
-  wait_until(&t.barrier_word, [&t, phase] {
+  auto passed = [&t, phase] {
     return static_cast<std::uint32_t>(t.barrier_word.load(std::memory_order_acquire) >> 32) != phase;
-  });
+  };
+  if constexpr (!cancellable) {
+    wait_until(&t.barrier_word, passed);
+    return false;
+  } else {
+    wait_until(&t.barrier_word, [&] { return passed() || t.cancelled.load(std::memory_order_acquire); });
+    return !passed();
+  }
+}
+
+}  // namespace
+
+void team_barrier(TaskContext& self) {
+  wait_children(self);
+  arrive_and_wait<false>(*self.team);
+}
+
+bool cancellable_team_barrier(TaskContext& self) {
+  wait_children(self);
+  return arrive_and_wait<true>(*self.team);
 }
 
 void not_in_implicit_task(const char* entry) {

@@ -83,6 +83,12 @@ struct Team {
   std::atomic<std::uint32_t> next_task_worker{0};
   // Synchronisation.
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> barrier_word{0};
+  // Cancellation (cancel.hpp), read at every cancellation point, so on a
+  // line of their own: the region was cancelled (cancel parallel), the
+  // worksharing construct in progress was (cancel for, cancel sections; the
+  // next completed barrier clears it). Cleared when a region begins.
+  alignas(sched::cache_line_size) std::atomic<bool> cancelled{false};
+  std::atomic<bool> ws_cancelled{false};
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> single_next{0};
   alignas(sched::cache_line_size) Countdown joined;  // members 1..n-1 still running
   // The crew: members 1..crew-1 stay docked between regions (ULTs waiting
@@ -132,6 +138,10 @@ int resolve_num_threads(const TaskContext& encountering, unsigned specified, uns
 
 // The team barrier, for an implicit task `self` (waits for its child tasks first).
 void team_barrier(TaskContext& self);
+// The same barrier as a cancellation point (GOMP_barrier_cancel, the end of a
+// loop or sections construct that may be cancelled): true, without waiting
+// for the others, once the region is cancelled (OpenMP 5.2 §16.1).
+bool cancellable_team_barrier(TaskContext& self);
 
 // Stops the program: `entry` was called inside an explicit task.
 [[noreturn]] void not_in_implicit_task(const char* entry);

@@ -299,6 +299,11 @@ void end_loop(TaskContext& self, bool wait) {
   if (wait) team_barrier(self);
 }
 
+bool end_loop_cancellable(TaskContext& self) {
+  leave_construct(self);
+  return cancellable_team_barrier(self);
+}
+
 void preset_loop(Team& t, const LoopSpec& spec) {
   WorkShare& w = t.ws[0];
   w.state.store(1, std::memory_order_relaxed);

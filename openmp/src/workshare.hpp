@@ -117,6 +117,10 @@ struct LoopSpec {
 void begin_loop(TaskContext& self, const LoopSpec& spec);
 // Ends it: leaves the slot, then the team barrier unless nowait.
 void end_loop(TaskContext& self, bool wait);
+// Ends it at a cancellation point (GOMP_loop_end_cancel and the sections
+// twin): leaves the slot, then the cancellable barrier; true when the
+// region is cancelled (the caller goes to the region's end).
+bool end_loop_cancellable(TaskContext& self);
 
 // GOMP_parallel_loop_*: sets slot 0 up for construct 0 before the members
 // start; each member attaches to it (the compiler's code calls *_next first).

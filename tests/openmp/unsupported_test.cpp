@@ -1,8 +1,9 @@
 // Constructs weft's runtime does not implement must stop the program with
 // a message naming the entry point, never run silently: `target`
-// (GOMP_target_ext), `teams` on the host (GOMP_teams_reg), `cancel` with
-// OMP_CANCELLATION=true (GOMP_cancel). argv[1] picks the construct. With
-// cancellation off, `cancel` is a no-op (OpenMP) and the program goes on.
+// (GOMP_target_ext), `teams` on the host (GOMP_teams_reg). argv[1] picks
+// the construct. `cancel`: with cancellation off (no OMP_CANCELLATION), a
+// cancel construct is a no-op (OpenMP) and the program goes on
+// (cancel_test.cpp tests cancellation on).
 #include <cstring>
 
 #include "check.hpp"
