@@ -23,6 +23,9 @@
 //                                      call; a task-parallel mergesort of
 //                                      2^20 ints; a task per node of a
 //                                      2^18-node binary tree)
+//   app/teams                         (ms per run: `teams distribute` of
+//                                      2^15 iterations of ~1 us, as many
+//                                      teams as the runtime chooses)
 //   one-cpu/<case>                    (<case> with the process bound to its
 //                                      first allowed CPU and 2 threads: the
 //                                      members share one CPU, as the kernel
@@ -413,6 +416,18 @@ double app_case(const std::string& c, int reps) {
 #pragma omp single
       merge_sort(data.data(), tmp.data(), n);
       if (!std::is_sorted(data.begin(), data.end())) std::abort();
+    });
+  }
+  if (c == "teams") {
+    const int count = 1 << 15;
+    return per_op(reps, 1e6, [] {
+      long sum = 0;
+#pragma omp teams distribute reduction(+ : sum)
+      for (int i = 0; i < count; ++i) {
+        delay(10 * delay_length);
+        sum += i;
+      }
+      if (sum != static_cast<long>(count) * (count - 1) / 2) std::abort();
     });
   }
   if (c == "tree") {

@@ -12,7 +12,8 @@
 //   nested/*  a region of 2 members whose members start regions of 2
 //             (and again, 3 levels): overhead per outermost region
 //   app/*     fib(27) with a task per call, a task-parallel mergesort of
-//             2^20 ints, a task per node of a 2^18-node tree: ms per run
+//             2^20 ints, a task per node of a 2^18-node tree, a teams
+//             distribute loop: ms per run
 //   one-cpu/* a few of the above with the process bound to one CPU and 2
 //             threads: the members share a CPU (the kernel may put them so
 //             under load; a waiter must then let the other run)
@@ -101,6 +102,7 @@ const Spec kSpecs[] = {
     {"app/fib", "fib(27), a task per call (392835 tasks)", "ms", true},
     {"app/mergesort", "mergesort of 2^20 ints, a task per split down to 64", "ms", true},
     {"app/tree", "sum over a 2^18-node binary tree, a task per node", "ms", true},
+    {"app/teams", "teams distribute over 2^15 iterations of ~1 us (libgomp runs the teams in turn)", "ms", true},
     {"one-cpu/sync/parallel", "PARALLEL, 2 threads bound to one CPU", "ns/construct", false},
     {"one-cpu/sync/barrier", "BARRIER, 2 threads bound to one CPU", "ns/construct", false},
     {"one-cpu/task/task-barrier", "task, then barrier, 2 threads bound to one CPU", "ns/task", false},

@@ -64,7 +64,6 @@ std::vector<int> places() {
   return cpus;
 }
 
-std::atomic<int> num_teams_var{0}, teams_thread_limit_var{0};
 thread_local omp_allocator_handle_t default_allocator = omp_default_mem_alloc;
 
 bool predefined(omp_allocator_handle_t a) {
@@ -104,8 +103,8 @@ std::string format_affinity(const char* format) {
       i = close;
     }
     char host[256] = "";
-    if (field == "t" || field == "team_num") out += "0";
-    else if (field == "T" || field == "num_teams") out += "1";
+    if (field == "t" || field == "team_num") out += std::to_string(c.team->team_num);
+    else if (field == "T" || field == "num_teams") out += std::to_string(c.team->num_teams);
     else if (field == "L" || field == "nesting_level") out += std::to_string(c.team->level);
     else if (field == "n" || field == "thread_num") out += std::to_string(thread_num_of(c));
     else if (field == "N" || field == "num_threads") out += std::to_string(c.team->nthreads);
@@ -240,16 +239,6 @@ int omp_get_num_devices() noexcept { return 0; }
 int omp_get_device_num() noexcept { return 0; }
 int omp_get_initial_device() noexcept { return 0; }
 int omp_is_initial_device() noexcept { return 1; }
-int omp_get_num_teams() noexcept { return 1; }
-int omp_get_team_num() noexcept { return 0; }
-void omp_set_num_teams(int n) noexcept {
-  if (n > 0) num_teams_var.store(n, std::memory_order_relaxed);
-}
-int omp_get_max_teams() noexcept { return num_teams_var.load(std::memory_order_relaxed); }
-void omp_set_teams_thread_limit(int n) noexcept {
-  if (n > 0) teams_thread_limit_var.store(n, std::memory_order_relaxed);
-}
-int omp_get_teams_thread_limit() noexcept { return teams_thread_limit_var.load(std::memory_order_relaxed); }
 int omp_pause_resource(omp_pause_resource_t, int device) noexcept { return device == 0 ? 0 : -1; }
 int omp_pause_resource_all(omp_pause_resource_t) noexcept { return 0; }
 

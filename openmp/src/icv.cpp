@@ -105,6 +105,14 @@ Settings read_settings() {
   if (const char* v = env("OMP_MAX_TASK_PRIORITY"))
     s.max_task_priority = parse_nonnegative(v, "OMP_MAX_TASK_PRIORITY", INT_MAX);
   if (const char* v = env("OMP_CANCELLATION")) s.cancellation = parse_bool(v, "OMP_CANCELLATION");
+  if (const char* v = env("OMP_NUM_TEAMS")) {
+    s.num_teams = parse_nonnegative(v, "OMP_NUM_TEAMS", INT_MAX);
+    if (s.num_teams == 0) bad("OMP_NUM_TEAMS", v, "a positive number of teams");
+  }
+  if (const char* v = env("OMP_TEAMS_THREAD_LIMIT")) {
+    s.teams_thread_limit = parse_nonnegative(v, "OMP_TEAMS_THREAD_LIMIT", INT_MAX);
+    if (s.teams_thread_limit == 0) bad("OMP_TEAMS_THREAD_LIMIT", v, "a positive thread count");
+  }
   if (const char* v = env("OMP_STACKSIZE")) s.stacksize = parse_stacksize(v, "OMP_STACKSIZE");
   if (const char* v = env("OMP_WAIT_POLICY"))
     s.wait_policy = parse_wait_policy(v, "OMP_WAIT_POLICY") == WaitPolicy::active ? 1 : 0;
@@ -241,6 +249,8 @@ void display_env(bool verbose) {
   line("OMP_CANCELLATION", s.cancellation ? "TRUE" : "FALSE");
   line("OMP_DEFAULT_DEVICE", std::to_string(icv.default_device));
   line("OMP_MAX_TASK_PRIORITY", std::to_string(s.max_task_priority));
+  line("OMP_NUM_TEAMS", std::to_string(s.num_teams));
+  line("OMP_TEAMS_THREAD_LIMIT", std::to_string(s.teams_thread_limit));
   if (verbose) {
     line("WEFT_WORKERS", env_or("WEFT_WORKERS", ""));
     line("WEFT_CPUS", env_or("WEFT_CPUS", ""));

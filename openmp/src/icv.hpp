@@ -44,6 +44,8 @@ struct Settings {
   std::vector<sched::OmpBind> bind_list;      // OMP_PROC_BIND, one per nesting level
   bool nthreads_from_env = false;
   int max_task_priority = 0;                  // OMP_MAX_TASK_PRIORITY
+  int num_teams = 0;                          // OMP_NUM_TEAMS (nteams-var), 0 = unset
+  int teams_thread_limit = 0;                 // OMP_TEAMS_THREAD_LIMIT, 0 = unset
   bool cancellation = false;                  // OMP_CANCELLATION
   int display_env = 0;                        // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
   std::size_t stacksize = 0;                  // OMP_STACKSIZE in bytes, 0 = unset

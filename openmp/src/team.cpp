@@ -321,6 +321,8 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
   t->active_level = enc.team->active_level + (n > 1 ? 1 : 0);
   t->parent = enc.team;
   t->parent_thread_num = thread_num_of(enc);
+  t->team_num = enc.team->team_num;
+  t->num_teams = enc.team->num_teams;
   t->encountering = &enc;
   t->from_plain_thread = plain;
   // Worker 0 runs only under the host: a ULT there is under it, and so is
@@ -352,6 +354,23 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
   if (prepare) prepare(*t, prepare_arg);
   start_members(*t);
   start_implicit_task(*t, 0);
+  return t;
+}
+
+Team* begin_league_team(TaskContext& member, int thread_limit) {
+  const Team& league = *member.team;
+  // A nested team of one, on the member's worker; then made an initial one.
+  Team* t = begin_region(member, nullptr, nullptr, 1, 0);
+  t->level = 0;
+  t->active_level = 0;
+  t->parent = nullptr;
+  t->parent_thread_num = 0;
+  t->team_num = member.thread_num;
+  t->num_teams = league.nthreads;
+  Icv icv = league.encountering->icv;
+  icv.thread_limit = std::min(icv.thread_limit, thread_limit);
+  t->member_icv = icv;
+  t->members[0].ctx.icv = icv;
   return t;
 }
 

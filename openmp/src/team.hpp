@@ -58,6 +58,9 @@ struct Team {
   int active_level = 0;          // omp_get_active_level() inside
   Team* parent = nullptr;        // the encountering task's team
   int parent_thread_num = 0;     // the encountering task's thread number in it
+  // The initial team of a league (teams.cpp) this team is, or descends from.
+  int team_num = 0;              // omp_get_team_num()
+  int num_teams = 1;             // omp_get_num_teams()
   TaskContext* encountering = nullptr;
   bool from_plain_thread = true;
   // Under Runtime::host (omp_runtime.hpp): begun by the initial thread's
@@ -117,6 +120,13 @@ Team* begin_region(TaskContext& encountering, void (*fn)(void*), void* data, int
 // Ends it on member 0: its tasks, the other members, then the encountering
 // task is current again. The members stay docked for the next region.
 void end_region(Team& team);
+
+// Makes `member`, a member of a league region (teams.cpp), the initial
+// thread of an initial team of its own: a team of one at level 0 whose team
+// number is the member's number, with the ICVs of the task that encountered
+// the teams construct and thread-limit-var at most `thread_limit`. Ended by
+// end_region.
+Team* begin_league_team(TaskContext& member, int thread_limit);
 
 // Runs `region` (begin_region, member 0's share, end_region) for a team of
 // `n`: on the initial thread, outside every region, as a ULT on the hosted

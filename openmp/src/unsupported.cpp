@@ -1,5 +1,6 @@
 // Entry points of constructs weft's OpenMP runtime does not implement:
-// device offload (target, target data/update/enter/exit) and host teams.
+// device offload (target, target data/update/enter/exit, and the teams
+// construct inside a target region).
 // Each stops the program at its first call with a message naming it, never
 // silently runs something else. The offload image registration that a
 // binary built with offloading calls from its constructors is accepted (it
@@ -27,9 +28,9 @@ void GOMP_target_update_ext() { unsupported("GOMP_target_update_ext", "device of
 void GOMP_target_enter_exit_data() {
   unsupported("GOMP_target_enter_exit_data", "device offload (target enter/exit data)");
 }
-void GOMP_teams() { unsupported("GOMP_teams", "the teams construct"); }
-void GOMP_teams_reg() { unsupported("GOMP_teams_reg", "the teams construct"); }
-bool GOMP_teams4() { unsupported("GOMP_teams4", "the teams construct"); }
+// Emitted only inside target regions (teams on the host: teams.cpp).
+void GOMP_teams() { unsupported("GOMP_teams", "the teams construct in a target region"); }
+bool GOMP_teams4() { unsupported("GOMP_teams4", "the teams construct in a target region"); }
 
 void GOMP_offload_register(const void*, int, const void*) {}
 void GOMP_offload_unregister(const void*, int, const void*) {}

@@ -1,9 +1,8 @@
 // Constructs weft's runtime does not implement must stop the program with
 // a message naming the entry point, never run silently: `target`
-// (GOMP_target_ext), `teams` on the host (GOMP_teams_reg). argv[1] picks
-// the construct. `cancel`: with cancellation off (no OMP_CANCELLATION), a
-// cancel construct is a no-op (OpenMP) and the program goes on
-// (cancel_test.cpp tests cancellation on).
+// (GOMP_target_ext). argv[1] picks the construct. `cancel`: with
+// cancellation off (no OMP_CANCELLATION), a cancel construct is a no-op
+// (OpenMP) and the program goes on (cancel_test.cpp tests cancellation on).
 #include <cstring>
 
 #include "check.hpp"
@@ -14,9 +13,6 @@ int main(int argc, char** argv) {
   int x = 0;
   if (std::strcmp(what, "target") == 0) {
 #pragma omp target map(tofrom : x)
-    x = 1;
-  } else if (std::strcmp(what, "teams") == 0) {
-#pragma omp teams num_teams(2)
     x = 1;
   } else if (std::strcmp(what, "cancel") == 0) {
 #pragma omp parallel num_threads(2)
