@@ -64,25 +64,6 @@ std::vector<int> places() {
   return cpus;
 }
 
-thread_local omp_allocator_handle_t default_allocator = omp_default_mem_alloc;
-
-bool predefined(omp_allocator_handle_t a) {
-  const auto v = static_cast<std::uintptr_t>(a);
-  return v <= static_cast<std::uintptr_t>(omp_thread_mem_alloc);
-}
-
-void* allocate(const char* entry, std::size_t alignment, std::size_t size, omp_allocator_handle_t a, bool zero) {
-  if (a == omp_null_allocator) a = default_allocator;
-  if (!predefined(a)) fatal(entry, "an allocator made by omp_init_allocator (weft supports the predefined ones only)");
-  alignment = std::max<std::size_t>(alignment, alignof(std::max_align_t));
-  if (alignment & (alignment - 1)) fatal(entry, "alignment " + std::to_string(alignment) + " is not a power of two");
-  if (size == 0) return nullptr;
-  void* p = nullptr;
-  if (posix_memalign(&p, alignment, size) != 0) return nullptr;  // omp_null_fb: a null pointer
-  if (zero) std::memset(p, 0, size);
-  return p;
-}
-
 std::string affinity_format = "level %L thread %i affinity %A";
 
 // omp_capture_affinity's fields (OpenMP 5.2 Table 21.2), short and long names.
@@ -266,46 +247,6 @@ int omp_target_associate_ptr(const void*, const void*, std::size_t, std::size_t,
 int omp_target_disassociate_ptr(const void*, int) noexcept {
   unsupported("omp_target_disassociate_ptr", "device memory (offload)");
 }
-
-// ------------------------------------------------------------ memory allocators (the predefined ones)
-
-omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t, int, const omp_alloctrait_t[]) noexcept {
-  unsupported("omp_init_allocator", "allocators with traits (only the predefined allocators are)");
-}
-void omp_destroy_allocator(omp_allocator_handle_t a) noexcept {
-  if (!predefined(a)) fatal("omp_destroy_allocator", "not an allocator of this runtime");
-}
-void omp_set_default_allocator(omp_allocator_handle_t a) noexcept {
-  if (!predefined(a) || a == omp_null_allocator) fatal("omp_set_default_allocator", "not a predefined allocator");
-  default_allocator = a;
-}
-omp_allocator_handle_t omp_get_default_allocator() noexcept { return default_allocator; }
-void* omp_alloc(std::size_t size, omp_allocator_handle_t a) noexcept { return allocate("omp_alloc", 0, size, a, false); }
-void* omp_aligned_alloc(std::size_t alignment, std::size_t size, omp_allocator_handle_t a) noexcept {
-  return allocate("omp_aligned_alloc", alignment, size, a, false);
-}
-void* omp_calloc(std::size_t n, std::size_t size, omp_allocator_handle_t a) noexcept {
-  if (size && n > SIZE_MAX / size) return nullptr;
-  return allocate("omp_calloc", 0, n * size, a, true);
-}
-void* omp_aligned_calloc(std::size_t alignment, std::size_t n, std::size_t size, omp_allocator_handle_t a) noexcept {
-  if (size && n > SIZE_MAX / size) return nullptr;
-  return allocate("omp_aligned_calloc", alignment, n * size, a, true);
-}
-void* omp_realloc(void* p, std::size_t size, omp_allocator_handle_t a, omp_allocator_handle_t) noexcept {
-  if (!predefined(a)) fatal("omp_realloc", "an allocator made by omp_init_allocator");
-  if (size == 0) {
-    std::free(p);
-    return nullptr;
-  }
-  return std::realloc(p, size);
-}
-void omp_free(void* p, omp_allocator_handle_t) noexcept { std::free(p); }
-
-void* GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
-  return allocate("GOMP_alloc", alignment, size, static_cast<omp_allocator_handle_t>(allocator), false);
-}
-void GOMP_free(void* p, std::uintptr_t) { std::free(p); }
 
 // ------------------------------------------------------------ weft's extension
 

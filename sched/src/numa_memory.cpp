@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -90,6 +91,52 @@ void* allocate_node_memory_huge(std::size_t bytes, int os_node) {
   prefer_node(aligned, bytes, os_node);
   scan_for_leaks(aligned, bytes, true);
   return aligned;
+}
+
+namespace {
+
+// The memory nodes the calling thread may allocate on, in order.
+std::vector<int> allowed_memory_nodes() {
+  std::vector<int> nodes;
+  if (!numa_usable()) return nodes;
+  bitmask* allowed = numa_get_mems_allowed();
+  if (!allowed) return nodes;
+  for (int n = 0; n <= numa_max_node(); ++n)
+    if (numa_bitmask_isbitset(allowed, static_cast<unsigned>(n))) nodes.push_back(n);
+  numa_bitmask_free(allowed);
+  return nodes;
+}
+
+}  // namespace
+
+bool interleave_over_nodes(void* addr, std::size_t bytes) noexcept {
+  if (!numa_usable()) return true;
+  bitmask* allowed = numa_get_mems_allowed();
+  if (!allowed) return false;
+  const bool ok = mbind(addr, bytes, MPOL_INTERLEAVE, allowed->maskp, allowed->size + 1, 0) == 0;
+  numa_bitmask_free(allowed);
+  return ok;
+}
+
+bool block_over_nodes(void* addr, std::size_t bytes) noexcept {
+  std::vector<int> nodes;
+  try {
+    nodes = allowed_memory_nodes();
+  } catch (...) {
+    return false;
+  }
+  if (nodes.size() < 2) return true;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t pages = (bytes + page - 1) / page, parts = nodes.size();
+  bool ok = true;
+  char* p = static_cast<char*>(addr);
+  for (std::size_t k = 0, first = 0; k < parts; ++k) {
+    const std::size_t count = pages / parts + (k < pages % parts ? 1 : 0);
+    if (count == 0) continue;
+    ok = prefer_node(p + first * page, count * page, nodes[k]) && ok;
+    first += count;
+  }
+  return ok;
 }
 
 void free_node_memory(void* p, std::size_t bytes) noexcept {

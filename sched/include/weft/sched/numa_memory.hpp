@@ -55,6 +55,15 @@ bool prefer_node(void* addr, std::size_t bytes, int os_node) noexcept;
 void* allocate_node_memory(std::size_t bytes, int os_node);
 void free_node_memory(void* p, std::size_t bytes) noexcept;
 
+// Spread [addr, addr + bytes) (page-aligned, not yet touched) over the memory
+// nodes the calling thread may allocate on: page by page (MPOL_INTERLEAVE),
+// or in one contiguous part per node, in node order, each preferring its node
+// (the OpenMP allocators' interleaved and blocked partitions). Without NUMA
+// support, no-ops. Return false if the kernel refused (the memory is still
+// usable, with the default policy).
+bool interleave_over_nodes(void* addr, std::size_t bytes) noexcept;
+bool block_over_nodes(void* addr, std::size_t bytes) noexcept;
+
 // The same for large arrays whose objects are reached in no particular page
 // order (the runtime's ULT control blocks): `bytes` is rounded up to whole
 // 2 MiB huge pages, the mapping is aligned to one, and transparent huge
