@@ -350,6 +350,9 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
     t->task_worker_count = 0;
     t->tasks_inline = true;
     t->tasks_stealable = false;
+    // What place_members computed no longer holds: the next region of the
+    // same shape must compute it again (else its tasks stay inline).
+    t->placed_for = Team::PlacementKey{};
   }
   if (prepare) prepare(*t, prepare_arg);
   start_members(*t);

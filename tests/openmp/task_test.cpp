@@ -11,7 +11,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "check.hpp"
@@ -391,6 +393,32 @@ int main() {
       }
     }
     CHECK(on_initial.load() > 0, "no task that member 1 created ran on the initial thread");
+  }
+  // A region of one between two of two members (the team object is reused
+  // for all three) leaves the next one's tasks deferred: weft once kept the
+  // one-member team's "run tasks at once" for it. A deferred task that
+  // sleeps 5 ms has not finished right after it was made.
+  if (std::strcmp(omptest::runtime_name(), "weft") == 0) {
+    int unused = 0;
+#pragma omp parallel num_threads(2)
+    unused += 0;
+#pragma omp parallel num_threads(1)
+    unused += 0;
+    bool deferred = false;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+      std::atomic<bool> finished{false};
+#pragma omp task shared(finished)
+      {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        finished = true;
+      }
+      deferred = !finished;
+#pragma omp taskwait
+    }
+    CHECK(deferred, "after a region of one member, a 2-member region ran its task at once (undeferred)");
+    (void)unused;
   }
 
   return omptest::finish("task_test");
