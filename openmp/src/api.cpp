@@ -212,42 +212,6 @@ void omp_display_affinity(const char* format) noexcept {
 
 void omp_display_env(int verbose) noexcept { display_env(verbose != 0); }
 
-// ------------------------------------------------------------ devices and teams (host only)
-
-void omp_set_default_device(int device) noexcept { current().icv.default_device = device; }
-int omp_get_default_device() noexcept { return current().icv.default_device; }
-int omp_get_num_devices() noexcept { return 0; }
-int omp_get_device_num() noexcept { return 0; }
-int omp_get_initial_device() noexcept { return 0; }
-int omp_is_initial_device() noexcept { return 1; }
-int omp_pause_resource(omp_pause_resource_t, int device) noexcept { return device == 0 ? 0 : -1; }
-int omp_pause_resource_all(omp_pause_resource_t) noexcept { return 0; }
-
-// Device memory routines: the initial device (0) is the only device.
-void* omp_target_alloc(std::size_t size, int device) noexcept {
-  return device == 0 ? std::malloc(size) : nullptr;
-}
-void omp_target_free(void* p, int device) noexcept {
-  if (device == 0) std::free(p);
-}
-int omp_target_is_present(const void*, int device) noexcept { return device == 0 ? 1 : 0; }
-int omp_target_memcpy(void* dst, const void* src, std::size_t length, std::size_t dst_offset, std::size_t src_offset,
-                      int dst_device, int src_device) noexcept {
-  if (dst_device != 0 || src_device != 0) return 22;  // EINVAL: no such device
-  std::memmove(static_cast<char*>(dst) + dst_offset, static_cast<const char*>(src) + src_offset, length);
-  return 0;
-}
-int omp_target_memcpy_rect(void*, const void*, std::size_t, int, const std::size_t*, const std::size_t*,
-                           const std::size_t*, const std::size_t*, const std::size_t*, int, int) noexcept {
-  unsupported("omp_target_memcpy_rect", "device memory (offload)");
-}
-int omp_target_associate_ptr(const void*, const void*, std::size_t, std::size_t, int) noexcept {
-  unsupported("omp_target_associate_ptr", "device memory (offload)");
-}
-int omp_target_disassociate_ptr(const void*, int) noexcept {
-  unsupported("omp_target_disassociate_ptr", "device memory (offload)");
-}
-
 // ------------------------------------------------------------ weft's extension
 
 int omp_set_binding_policy(const char* policy) {

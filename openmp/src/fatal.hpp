@@ -11,9 +11,8 @@ namespace weft::omp {
 // broken invariants.
 [[noreturn]] void fatal(const char* entry, const std::string& what);
 
-// A construct or routine this library does not implement (device offload,
-// host teams, ...): "weft-omp: <entry>: <what> is not supported by weft's
-// OpenMP runtime", then abort().
+// A routine this library does not implement (the Fortran API): "weft-omp:
+// <entry>: <what> is not supported by weft's OpenMP runtime", then abort().
 [[noreturn]] void unsupported(const char* entry, const char* what);
 
 // A malformed environment variable (the message names it): the message and

@@ -105,6 +105,11 @@ Settings read_settings() {
   if (const char* v = env("OMP_MAX_TASK_PRIORITY"))
     s.max_task_priority = parse_nonnegative(v, "OMP_MAX_TASK_PRIORITY", INT_MAX);
   if (const char* v = env("OMP_CANCELLATION")) s.cancellation = parse_bool(v, "OMP_CANCELLATION");
+  if (const char* v = env("OMP_TARGET_OFFLOAD")) {
+    const std::string t = trimmed_lower(v);
+    if (t == "mandatory") s.offload_mandatory = true;
+    else if (t != "default" && t != "disabled") bad("OMP_TARGET_OFFLOAD", v, "MANDATORY, DEFAULT or DISABLED (any case)");
+  }
   if (const char* v = env("OMP_NUM_TEAMS")) {
     s.num_teams = parse_nonnegative(v, "OMP_NUM_TEAMS", INT_MAX);
     if (s.num_teams == 0) bad("OMP_NUM_TEAMS", v, "a positive number of teams");
@@ -249,6 +254,7 @@ void display_env(bool verbose) {
   line("OMP_CANCELLATION", s.cancellation ? "TRUE" : "FALSE");
   line("OMP_DEFAULT_DEVICE", std::to_string(icv.default_device));
   line("OMP_MAX_TASK_PRIORITY", std::to_string(s.max_task_priority));
+  line("OMP_TARGET_OFFLOAD", env_or("OMP_TARGET_OFFLOAD", "DEFAULT"));
   line("OMP_NUM_TEAMS", std::to_string(s.num_teams));
   line("OMP_TEAMS_THREAD_LIMIT", std::to_string(s.teams_thread_limit));
   if (verbose) {

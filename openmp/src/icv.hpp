@@ -46,6 +46,7 @@ struct Settings {
   int max_task_priority = 0;                  // OMP_MAX_TASK_PRIORITY
   int num_teams = 0;                          // OMP_NUM_TEAMS (nteams-var), 0 = unset
   int teams_thread_limit = 0;                 // OMP_TEAMS_THREAD_LIMIT, 0 = unset
+  bool offload_mandatory = false;             // OMP_TARGET_OFFLOAD=MANDATORY
   bool cancellation = false;                  // OMP_CANCELLATION
   int display_env = 0;                        // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
   std::size_t stacksize = 0;                  // OMP_STACKSIZE in bytes, 0 = unset

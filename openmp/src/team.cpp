@@ -360,18 +360,15 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
   return t;
 }
 
-Team* begin_league_team(TaskContext& member, int thread_limit) {
-  const Team& league = *member.team;
-  // A nested team of one, on the member's worker; then made an initial one.
-  Team* t = begin_region(member, nullptr, nullptr, 1, 0);
+Team* begin_initial_team(TaskContext& enc, const Icv& icv, int team_num, int num_teams) {
+  // A nested team of one, on the caller's worker; then made an initial one.
+  Team* t = begin_region(enc, nullptr, nullptr, 1, 0);
   t->level = 0;
   t->active_level = 0;
   t->parent = nullptr;
   t->parent_thread_num = 0;
-  t->team_num = member.thread_num;
-  t->num_teams = league.nthreads;
-  Icv icv = league.encountering->icv;
-  icv.thread_limit = std::min(icv.thread_limit, thread_limit);
+  t->team_num = team_num;
+  t->num_teams = num_teams;
   t->member_icv = icv;
   t->members[0].ctx.icv = icv;
   return t;

@@ -121,12 +121,13 @@ Team* begin_region(TaskContext& encountering, void (*fn)(void*), void* data, int
 // task is current again. The members stay docked for the next region.
 void end_region(Team& team);
 
-// Makes `member`, a member of a league region (teams.cpp), the initial
-// thread of an initial team of its own: a team of one at level 0 whose team
-// number is the member's number, with the ICVs of the task that encountered
-// the teams construct and thread-limit-var at most `thread_limit`. Ended by
+// Makes the caller the initial thread of a new initial team (a team of one
+// at level 0, OpenMP 5.2 §1.2.2) whose implicit task has the ICVs `icv`:
+// a member of a league region for its team (teams.cpp), or the thread that
+// encounters a target region, for the region's host fallback (target.cpp).
+// Its team number and league size are `team_num` and `num_teams`. Ended by
 // end_region.
-Team* begin_league_team(TaskContext& member, int thread_limit);
+Team* begin_initial_team(TaskContext& enc, const Icv& icv, int team_num, int num_teams);
 
 // Runs `region` (begin_region, member 0's share, end_region) for a team of
 // `n`: on the initial thread, outside every region, as a ULT on the hosted

@@ -7,7 +7,7 @@
 // ordinary region of num_teams members (begin_region: member 0 on the
 // initial thread, as a ULT of its hosted worker, the others ULTs on the next
 // workers), and each member then becomes the initial thread of a team of
-// one of its own (begin_league_team): level 0, thread 0 of 1, its member
+// one of its own (begin_initial_team): level 0, thread 0 of 1, its member
 // number as omp_get_team_num(), the encountering task's ICVs with the
 // teams' thread limit. A parallel region inside it begins as one from the
 // initial thread would (level 1, members on the next workers) and keeps the
@@ -21,8 +21,7 @@
 // least one each), so that `teams distribute parallel for` fills the
 // machine once rather than num_teams times; never above thread-limit-var.
 //
-// Target regions are not supported (unsupported.cpp), nor the teams entry
-// points GCC emits only inside them (GOMP_teams, GOMP_teams4).
+// Inside a target region GCC emits GOMP_teams4 instead (target.cpp).
 #include <omp.h>
 
 #include <algorithm>
@@ -61,7 +60,11 @@ struct League {
 // initial thread of its own team.
 void run_league_member(void* p) {
   const League& league = *static_cast<const League*>(p);
-  Team* own = begin_league_team(current(), league.thread_limit);
+  TaskContext& member = current();
+  const Team& region = *member.team;
+  Icv icv = region.encountering->icv;  // the task that encountered the teams construct
+  icv.thread_limit = std::min(icv.thread_limit, league.thread_limit);
+  Team* own = begin_initial_team(member, icv, member.thread_num, region.nthreads);
   league.fn(league.data);
   end_region(*own);
 }
