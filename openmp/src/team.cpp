@@ -133,8 +133,12 @@ void start_members(Team& t) {
     unpark_all(&t.generation);
     return;
   }
-  retire_crew(t);
+  // A region of one needs no members: a docked crew stays for the next
+  // region of its shape. (Retiring it waits for its ULTs, which cannot run
+  // while their workers run long tasks: a region of one, such as a target
+  // region's, began 50 ms late behind a 50 ms task.)
   if (n == 1) return;
+  retire_crew(t);
   try {
     Runtime& rt = runtime();
     Team* team = &t;
