@@ -45,6 +45,7 @@
 #include <new>
 #include <string>
 
+#include "context.hpp"
 #include "fatal.hpp"
 #include "weft/sched/numa_memory.hpp"
 
@@ -83,8 +84,6 @@ Allocator* custom(omp_allocator_handle_t a) {
 }
 
 Header* header_of(void* p) { return static_cast<Header*>(p) - 1; }
-
-thread_local omp_allocator_handle_t default_allocator = omp_default_mem_alloc;
 
 // Bytes of the underlying memory for `size` bytes aligned to `alignment`.
 bool total_bytes(std::size_t size, std::size_t alignment, std::size_t& total) {
@@ -147,7 +146,7 @@ bool take_from_pool(Allocator& a, std::size_t size) {
 }
 
 void* allocate(const char* entry, std::size_t alignment, std::size_t size, omp_allocator_handle_t handle) {
-  if (handle == omp_null_allocator) handle = default_allocator;
+  if (handle == omp_null_allocator) handle = static_cast<omp_allocator_handle_t>(current().icv.default_allocator);
   if (alignment == 0) alignment = 1;
   if (alignment & (alignment - 1)) fatal(entry, "alignment " + std::to_string(alignment) + " is not a power of two");
   if (size == 0) return nullptr;
@@ -273,11 +272,14 @@ omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t space, int ntrai
 
 void omp_destroy_allocator(omp_allocator_handle_t a) noexcept { delete custom(a); }
 
+// def-allocator-var is an ICV of the task's data environment (OpenMP 5.2 §2.1).
 void omp_set_default_allocator(omp_allocator_handle_t a) noexcept {
   if (a == omp_null_allocator) fatal("omp_set_default_allocator", "omp_null_allocator is not an allocator");
-  default_allocator = a;
+  current().icv.default_allocator = static_cast<std::uintptr_t>(a);
 }
-omp_allocator_handle_t omp_get_default_allocator() noexcept { return default_allocator; }
+omp_allocator_handle_t omp_get_default_allocator() noexcept {
+  return static_cast<omp_allocator_handle_t>(current().icv.default_allocator);
+}
 
 void* omp_alloc(std::size_t size, omp_allocator_handle_t a) noexcept { return allocate("omp_alloc", 1, size, a); }
 void* omp_aligned_alloc(std::size_t alignment, std::size_t size, omp_allocator_handle_t a) noexcept {

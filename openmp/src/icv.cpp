@@ -63,6 +63,20 @@ RunSchedule parse_run_schedule(const std::string& value) {
   return r;
 }
 
+// OMP_ALLOCATOR (OpenMP 5.2 §21.5.1): a predefined allocator, by name or
+// by its omp_allocator_handle_t value (1-8, as libgomp takes it too).
+constexpr const char* kPredefinedAllocators[] = {"omp_default_mem_alloc", "omp_large_cap_mem_alloc",
+                                                 "omp_const_mem_alloc",   "omp_high_bw_mem_alloc",
+                                                 "omp_low_lat_mem_alloc", "omp_cgroup_mem_alloc",
+                                                 "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
+
+std::uintptr_t parse_allocator(const char* value) {
+  const std::string t = trimmed_lower(value);
+  for (std::uintptr_t k = 0; k < std::size(kPredefinedAllocators); ++k)
+    if (t == kPredefinedAllocators[k] || t == std::to_string(k + 1)) return k + 1;
+  bad("OMP_ALLOCATOR", value, "a predefined allocator, e.g. omp_default_mem_alloc or omp_high_bw_mem_alloc (or 1-8)");
+}
+
 Settings read_settings() {
   undo_libgomp_initial_binding();  // before default_worker_count() reads the CPUs
   Settings s;
@@ -105,6 +119,7 @@ Settings read_settings() {
   if (const char* v = env("OMP_MAX_TASK_PRIORITY"))
     s.max_task_priority = parse_nonnegative(v, "OMP_MAX_TASK_PRIORITY", INT_MAX);
   if (const char* v = env("OMP_CANCELLATION")) s.cancellation = parse_bool(v, "OMP_CANCELLATION");
+  if (const char* v = env("OMP_ALLOCATOR")) icv.default_allocator = parse_allocator(v);
   if (const char* v = env("OMP_TARGET_OFFLOAD")) {
     const std::string t = trimmed_lower(v);
     if (t == "mandatory") s.offload_mandatory = true;
@@ -254,6 +269,7 @@ void display_env(bool verbose) {
   line("OMP_CANCELLATION", s.cancellation ? "TRUE" : "FALSE");
   line("OMP_DEFAULT_DEVICE", std::to_string(icv.default_device));
   line("OMP_MAX_TASK_PRIORITY", std::to_string(s.max_task_priority));
+  line("OMP_ALLOCATOR", kPredefinedAllocators[(icv.default_allocator - 1) % std::size(kPredefinedAllocators)]);
   line("OMP_TARGET_OFFLOAD", env_or("OMP_TARGET_OFFLOAD", "DEFAULT"));
   line("OMP_NUM_TEAMS", std::to_string(s.num_teams));
   line("OMP_TEAMS_THREAD_LIMIT", std::to_string(s.teams_thread_limit));

@@ -6,6 +6,7 @@
 // the accepted forms, before the program's main() runs.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct Icv {
   // weft's extension (MCTOP_MP's omp_set_binding_policy): the MCTOP-PLACE
   // policy that places the members of the next regions; None = the default.
   sched::Policy binding_policy = sched::Policy::None;
+  std::uintptr_t default_allocator = 1;  // def-allocator-var: an omp_allocator_handle_t (omp_default_mem_alloc)
 };
 
 struct Settings {

@@ -167,6 +167,47 @@ void default_allocator_and_allocate_clause() {
   omp_destroy_allocator(a);
 }
 
+// def-allocator-var belongs to the task: a member that sets it changes no
+// other member's (with 4 members on 2 CPUs, weft runs two on one worker
+// thread), and a task made afterwards inherits it (on weft: libgomp 12 keeps
+// it per thread, so a task another thread runs sees that thread's).
+void default_allocator_is_per_task() {
+  omp_allocator_handle_t mine = make({{omp_atk_alignment, 2048}});
+  const omp_allocator_handle_t outside = omp_get_default_allocator();
+  int others_changed = 0, task_inherited = 0;
+#pragma omp parallel num_threads(4) reduction(+ : others_changed, task_inherited)
+  {
+    if (omp_get_thread_num() == 0) omp_set_default_allocator(mine);
+#pragma omp barrier
+    if (omp_get_thread_num() != 0 && omp_get_default_allocator() != outside) ++others_changed;
+    if (omp_get_thread_num() == 0) {
+      int inherited = 0;
+#pragma omp task shared(inherited)
+      inherited = omp_get_default_allocator() == mine;
+#pragma omp taskwait
+      task_inherited += inherited;
+    }
+#pragma omp barrier
+  }
+  CHECK(others_changed == 0, "omp_set_default_allocator in member 0 changed %d other members'", others_changed);
+  if (std::strcmp(omptest::runtime_name(), "weft") == 0)
+    CHECK(task_inherited == 1, "a task did not inherit its creator's default allocator");
+  CHECK(omp_get_default_allocator() == outside, "a member's default allocator leaked out of the region");
+  omp_destroy_allocator(mine);
+}
+
+// OMP_ALLOCATOR names the initial default allocator.
+void allocator_from_environment() {
+  const char* v = std::getenv("OMP_ALLOCATOR");
+  if (!v) {
+    CHECK(omp_get_default_allocator() == omp_default_mem_alloc, "the default allocator is %d",
+          static_cast<int>(omp_get_default_allocator()));
+    return;
+  }
+  CHECK(std::strcmp(v, "omp_high_bw_mem_alloc") != 0 || omp_get_default_allocator() == omp_high_bw_mem_alloc,
+        "OMP_ALLOCATOR=%s gave the default allocator %d", v, static_cast<int>(omp_get_default_allocator()));
+}
+
 void refused_traits() {
   CHECK(make({{omp_atk_alignment, 3}}) == omp_null_allocator, "alignment 3 accepted");
   CHECK(make({{omp_atk_fallback, 12345}}) == omp_null_allocator, "fallback 12345 accepted");
@@ -238,6 +279,8 @@ int main(int argc, char** argv) {
   pool_with_allocator_fallback();
   pool_shared_by_threads();
   default_allocator_and_allocate_clause();
+  default_allocator_is_per_task();
+  allocator_from_environment();
   refused_traits();
   if (std::strcmp(omptest::runtime_name(), "weft") == 0) pinned_and_partitions();
   return omptest::finish("allocator_test");
