@@ -72,7 +72,6 @@ struct alignas(alignof(std::max_align_t)) Header {
   std::size_t mapped;       // the mapping's length; 0: from the heap
   std::size_t size;         // as asked for (a pool counts it)
   Allocator* owner;         // null for the predefined allocators
-  bool pinned;
 };
 
 bool predefined(omp_allocator_handle_t a) {
@@ -94,7 +93,8 @@ bool total_bytes(std::size_t size, std::size_t alignment, std::size_t& total) {
 }
 
 // The block itself: memory, header, alignment. Null when there is none.
-void* obtain(std::size_t size, std::size_t alignment, const Allocator* a) {
+// `a` is the allocator made by omp_init_allocator, or null (a predefined one).
+void* obtain(std::size_t size, std::size_t alignment, Allocator* a) {
   std::size_t total = 0;
   if (!total_bytes(size, alignment, total)) return nullptr;
   const bool own_mapping = a && (a->pinned || a->partition != Partition::environment);
@@ -123,15 +123,20 @@ void* obtain(std::size_t size, std::size_t alignment, const Allocator* a) {
   }
   const auto first = reinterpret_cast<std::uintptr_t>(base) + sizeof(Header);
   auto* p = reinterpret_cast<void*>((first + alignment - 1) & ~(alignment - 1));
-  *header_of(p) = Header{base, mapped, size, nullptr, own_mapping && a->pinned};
+  *header_of(p) = Header{base, mapped, size, a};
   return p;
+}
+
+// Gives `size` bytes back to a's pool (if it has one).
+void return_to_pool(Allocator& a, std::size_t size) {
+  if (a.pool_size) a.pool_used.fetch_sub(size, std::memory_order_relaxed);
 }
 
 void release(void* p) {
   const Header h = *header_of(p);
-  if (h.owner && h.owner->pool_size) h.owner->pool_used.fetch_sub(h.size, std::memory_order_relaxed);
+  if (h.owner) return_to_pool(*h.owner, h.size);
   if (h.mapped == 0) return std::free(h.base);
-  if (h.pinned) munlock(h.base, h.mapped);
+  if (h.owner->pinned) munlock(h.base, h.mapped);  // a mapping of its own: a custom allocator's
   sched::free_node_memory(h.base, h.mapped);
 }
 
@@ -155,14 +160,9 @@ void* allocate(const char* entry, std::size_t alignment, std::size_t size, omp_a
     Allocator* a = custom(handle);
     const std::size_t align = std::max({alignment, a ? a->alignment : 1, alignof(std::max_align_t)});
     if (!a) return obtain(size, align, nullptr);
-    void* p = nullptr;
     if (take_from_pool(*a, size)) {
-      p = obtain(size, align, a);
-      if (p) {
-        header_of(p)->owner = a;
-        return p;
-      }
-      if (a->pool_size) a->pool_used.fetch_sub(size, std::memory_order_relaxed);
+      if (void* p = obtain(size, align, a)) return p;
+      return_to_pool(*a, size);
     }
     switch (a->fallback) {
       case Fallback::null: return nullptr;
