@@ -17,7 +17,7 @@ keep="weft-bench weft-topo weft-startup-probe weft-omp-probe runtime_ult_test ru
 for exe in "$out"/bin/*; do
   case " $(echo $keep) " in *" $(basename "$exe") "*) ;; *) rm -f "$exe" ;; esac
 done
-needed=$(for exe in "$out"/bin/*; do LD_LIBRARY_PATH=$out/lib ldd "$exe" | awk '/=> \//{print $3}'; done |
+needed=$(for exe in "$out"/bin/*; do LD_LIBRARY_PATH=$PWD/$out/lib ldd "$exe" | awk '/=> \//{print $3}'; done |
          xargs -n1 basename | sort -u)
 for lib in "$out"/lib/*; do
   echo "$needed" | grep -qx "$(basename "$lib")" || rm -f "$lib"
