@@ -29,11 +29,13 @@ namespace {
 std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
 struct Layout {
-  std::size_t members, member_on_worker, worker_of, crew_worker, task_workers, total;
+  std::size_t members, arrival_nodes, member_on_worker, worker_of, crew_worker, task_workers, total;
   Layout(int capacity, int workers) {
     const std::size_t line = sched::cache_line_size;
     members = round_up(sizeof(Team), line);
-    member_on_worker = members + static_cast<std::size_t>(capacity) * sizeof(Member);
+    arrival_nodes = members + static_cast<std::size_t>(capacity) * sizeof(Member);
+    member_on_worker = arrival_nodes + static_cast<std::size_t>(ArrivalTree::nodes_for(std::max(capacity, 1))) *
+                                           sizeof(ArrivalNode);
     worker_of = member_on_worker + static_cast<std::size_t>(workers) * sizeof(int);
     crew_worker = worker_of + static_cast<std::size_t>(capacity) * sizeof(int);
     task_workers = crew_worker + static_cast<std::size_t>(capacity) * sizeof(int);
@@ -250,6 +252,9 @@ Team* Team::create(int capacity, int workers) {
   t->workers = workers;
   t->members = reinterpret_cast<Member*>(bytes + l.members);
   for (int k = 0; k < capacity; ++k) ::new (&t->members[k]) Member;
+  auto* nodes = reinterpret_cast<ArrivalNode*>(bytes + l.arrival_nodes);
+  for (int k = 0; k < ArrivalTree::nodes_for(std::max(capacity, 1)); ++k) ::new (&nodes[k]) ArrivalNode;
+  t->arrivals.attach(nodes);
   t->member_on_worker = reinterpret_cast<int*>(bytes + l.member_on_worker);
   t->worker_of = reinterpret_cast<int*>(bytes + l.worker_of);
   t->crew_worker = reinterpret_cast<int*>(bytes + l.crew_worker);
@@ -341,6 +346,9 @@ Team* begin_region(TaskContext& enc, void (*fn)(void*), void* data, int n, unsig
   if (static_cast<std::size_t>(t->level) < s.bind_list.size()) icv.bind = s.bind_list[t->level];
   t->member_icv = icv;
   t->barrier_word.store(0, std::memory_order_relaxed);
+  // A cancelled region may have left arrivals in the tree.
+  if (t->cancelled.load(std::memory_order_relaxed)) t->arrivals.reset();
+  t->arrivals.shape(n);
   t->cancelled.store(false, std::memory_order_relaxed);
   t->ws_cancelled.store(false, std::memory_order_relaxed);
   t->single_next.store(0, std::memory_order_relaxed);
@@ -396,16 +404,24 @@ void clear_ws_cancelled(Team& t) {
 // one stops waiting once the region is cancelled. Returns whether it did.
 // (A template: the plain barrier keeps the code it had before cancellation.)
 template <bool cancellable>
-bool arrive_and_wait(Team& t) {
+bool arrive_and_wait(Team& t, int member) {
   const auto n = static_cast<std::uint64_t>(t.nthreads);
   if (n == 1) {
     clear_ws_cancelled(t);
     return cancellable && t.cancelled.load(std::memory_order_acquire);
   }
   if (cancellable && t.cancelled.load(std::memory_order_acquire)) return true;
-  const std::uint64_t word = t.barrier_word.fetch_add(1, std::memory_order_acq_rel);
+  std::uint64_t word;
+  bool last;
+  if (n <= ArrivalTree::kFanIn) {
+    word = t.barrier_word.fetch_add(1, std::memory_order_acq_rel);
+    last = (word & 0xFFFFFFFFu) + 1 == n;
+  } else {
+    word = t.barrier_word.load(std::memory_order_relaxed);  // the phase cannot move before this arrival
+    last = t.arrivals.arrive(member);
+  }
   const auto phase = static_cast<std::uint32_t>(word >> 32);
-  if ((word & 0xFFFFFFFFu) + 1 == n) {
+  if (last) {
     clear_ws_cancelled(t);
     t.barrier_word.store(static_cast<std::uint64_t>(phase + 1) << 32, std::memory_order_release);
     unpark_all(&t.barrier_word);
@@ -427,12 +443,12 @@ bool arrive_and_wait(Team& t) {
 
 void team_barrier(TaskContext& self) {
   wait_children(self);
-  arrive_and_wait<false>(*self.team);
+  arrive_and_wait<false>(*self.team, self.thread_num);
 }
 
 bool cancellable_team_barrier(TaskContext& self) {
   wait_children(self);
-  return arrive_and_wait<true>(*self.team);
+  return arrive_and_wait<true>(*self.team, self.thread_num);
 }
 
 void not_in_implicit_task(const char* entry) {

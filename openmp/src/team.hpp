@@ -26,17 +26,21 @@
 // size and placement costs a store to start (libgomp keeps its threads the
 // same way); a different size or placement retires them and starts new ones.
 //
-// The barrier (GOMP_barrier, and the end of worksharing constructs) is one
-// 64-bit word: arrivals in the low half, the phase in the high half; the
-// last arrival bumps the phase. A member first waits for its own child tasks
-// (each task waits for its children before it finishes, so every task of the
-// team is done once all members passed), then arrives, then waits (spin,
-// then park). The end of the region is a countdown of members 1..n-1 that
+// The barrier (GOMP_barrier, and the end of worksharing constructs) is a
+// 64-bit word, the phase in its high half, which the last arrival bumps and
+// the others wait on (spin, then park). A team of up to 4 counts arrivals in
+// the word's low half (one line: fewest transfers); a larger one in a
+// combining tree of counters (arrival_tree.hpp), so that arrivals neither
+// queue for one line nor take it from the waiters. A member first waits for
+// its own child tasks (each task waits for its children before it finishes,
+// so every task of the team is done once all members passed), then arrives,
+// then waits. The end of the region is a countdown of members 1..n-1 that
 // member 0 waits for.
 
 #include <atomic>
 #include <cstdint>
 
+#include "arrival_tree.hpp"
 #include "context.hpp"
 #include "countdown.hpp"
 #include "omp_runtime.hpp"
@@ -85,7 +89,10 @@ struct Team {
   } placed_for;
   std::atomic<std::uint32_t> next_task_worker{0};
   // Synchronisation.
+  // The barrier: its phase in the high half of the word; the arrivals in
+  // its low half (up to ArrivalTree::kFanIn members) or in the tree.
   alignas(sched::cache_line_size) std::atomic<std::uint64_t> barrier_word{0};
+  ArrivalTree arrivals;          // nodes in the team's block
   // Cancellation (cancel.hpp), read at every cancellation point, so on a
   // line of their own: the region was cancelled (cancel parallel), the
   // worksharing construct in progress was (cancel for, cancel sections; the

@@ -15,6 +15,7 @@
 // cancel constructs do nothing.
 #include <atomic>
 #include <chrono>
+#include <vector>
 
 #include "check.hpp"
 
@@ -57,8 +58,10 @@ struct CountOnExit {
   ~CountOnExit() { counter->fetch_add(1); }
 };
 
-void cancel_parallel_leaves_the_barrier() {
-  const int n = 4;
+// A team of `n` (past 4: arrivals through a tree of counters) whose members
+// 1..n-1 wait in a barrier that member 0 cancels; then a region of the same
+// team, whose barriers must start clean.
+void cancel_parallel_leaves_the_barrier(int n) {
   std::atomic<int> waiting{0}, after_barrier{0}, at_end{0};
   bool others_waited = true;
 #pragma omp parallel num_threads(n)
@@ -78,6 +81,20 @@ void cancel_parallel_leaves_the_barrier() {
   CHECK(others_waited, "cancel parallel: the other members never reached the barrier");
   CHECK(after_barrier == 0, "cancel parallel: %d members went on past the barrier", after_barrier.load());
   CHECK(at_end == n, "cancel parallel: %d of %d members left the region", at_end.load(), n);
+  std::vector<std::atomic<int>> phase(n);
+  std::atomic<int> early{0};
+#pragma omp parallel num_threads(n)
+  {
+    const int me = omp_get_thread_num();
+    for (int p = 1; p <= 20; ++p) {
+      phase[me] = p;
+#pragma omp barrier
+      for (int k = 0; k < n; ++k)
+        if (phase[k] < p) early++;
+#pragma omp barrier
+    }
+  }
+  CHECK(early == 0, "after a cancelled barrier of %d: %d members passed the next ones early", n, early.load());
 }
 
 void cancel_parallel_if_false_cancels_nothing() {
@@ -262,7 +279,8 @@ int main() {
     return omptest::finish("cancel_test");
   }
   for (int round = 0; round < 20 / omptest::kScale + 1; ++round) {
-    cancel_parallel_leaves_the_barrier();
+    cancel_parallel_leaves_the_barrier(4);
+    cancel_parallel_leaves_the_barrier(9);
     cancel_parallel_if_false_cancels_nothing();
     cancelled_inner_region_leaves_outer_running();
     next_region_runs_whole();

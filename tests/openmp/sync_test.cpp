@@ -11,15 +11,19 @@ int main() {
   omptest::start("sync_test");
   const int rounds = 200 / omptest::kScale;
 
-  // Barrier: nobody passes phase p before everyone wrote phase p.
-  {
-    const int n = 4;
+  // Barrier: nobody passes phase p before everyone wrote phase p. Team
+  // sizes past 4 arrive through a tree of counters of 1 to 3 levels (17: 5
+  // leaves, 2 nodes, a root); a member waits a varying while before each
+  // barrier, so the last arrival comes from anywhere in the tree.
+  for (const int n : {2, 3, 4, 5, 7, 16, 17, 21}) {
     std::vector<std::atomic<int>> phase(n);
     std::atomic<int> bad{0};
 #pragma omp parallel num_threads(n)
     {
       const int me = omp_get_thread_num();
+      volatile unsigned sink = 0;
       for (int p = 1; p <= rounds; ++p) {
+        for (unsigned spin = (me * 7919u + p * 104729u) % 64; spin > 0; --spin) sink = sink + spin;
         phase[me] = p;
 #pragma omp barrier
         for (int k = 0; k < n; ++k)
@@ -27,7 +31,7 @@ int main() {
 #pragma omp barrier
       }
     }
-    CHECK(bad == 0, "barrier: %d members passed early", bad.load());
+    CHECK(bad == 0, "barrier of %d: %d members passed early", n, bad.load());
   }
 
   // single: once per construct; copyprivate broadcasts.
