@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config       # build tools
+  gfortran                               # a Fortran OpenMP test program (the omp_*_ bindings of libweft-omp.so)
   libboost-context-dev libboost-fiber-dev libboost-dev  # ULT switching; Boost.Fiber + Lockfree baselines
   libhwloc-dev libnuma-dev               # topology, NUMA memory
   libtbb-dev                             # oneTBB baseline

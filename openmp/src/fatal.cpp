@@ -11,12 +11,6 @@ void fatal(const char* entry, const std::string& what) {
   std::abort();
 }
 
-void unsupported(const char* entry, const char* what) {
-  std::fprintf(stderr, "weft-omp: %s: %s is not supported by weft's OpenMP runtime (libweft-omp.so)\n", entry, what);
-  std::fflush(stderr);
-  std::abort();
-}
-
 void fatal_environment(const char* message) {
   std::fprintf(stderr, "%s (weft's OpenMP runtime, libweft-omp.so)\n", message);
   std::fflush(stderr);

@@ -11,10 +11,6 @@ namespace weft::omp {
 // broken invariants.
 [[noreturn]] void fatal(const char* entry, const std::string& what);
 
-// A routine this library does not implement (the Fortran API): "weft-omp:
-// <entry>: <what> is not supported by weft's OpenMP runtime", then abort().
-[[noreturn]] void unsupported(const char* entry, const char* what);
-
 // A malformed environment variable (the message names it): the message and
 // exit(1).
 [[noreturn]] void fatal_environment(const char* message);
