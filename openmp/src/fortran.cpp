@@ -35,9 +35,26 @@ std::int32_t to_fortran(const std::string& s, char* buffer, std::size_t len) {
 
 omp_nest_lock_t*& nest_lock_of(std::intptr_t* variable) { return *reinterpret_cast<omp_nest_lock_t**>(variable); }
 
-// The monotonic modifier is masked off, as libgomp does: OpenMP 4.5 Fortran
-// code does not expect it.
-constexpr int kMonotonic = static_cast<int>(0x80000000u);
+// omp_get_schedule for either kind of chunk. The monotonic modifier is
+// masked off, as libgomp does: OpenMP 4.5 Fortran code does not expect it.
+template <class Int>
+void get_schedule(std::int32_t* kind, Int* chunk) {
+  constexpr int kMonotonic = static_cast<int>(0x80000000u);
+  omp_sched_t k;
+  int c;
+  omp_get_schedule(&k, &c);
+  *kind = static_cast<int>(k) & ~kMonotonic;
+  *chunk = c;
+}
+
+// Runs a C routine that fills `count` ints, and widens them into `out`.
+template <class Fill>
+void widened(int count, std::int64_t* out, const Fill& fill) {
+  if (count <= 0) return;
+  std::vector<int> c(static_cast<std::size_t>(count));
+  fill(c.data());
+  for (std::size_t i = 0; i < c.size(); ++i) out[i] = c[i];
+}
 
 }  // namespace
 
@@ -87,20 +104,8 @@ void omp_set_schedule_(const std::int32_t* kind, const std::int32_t* chunk) {
 void omp_set_schedule_8_(const std::int32_t* kind, const std::int64_t* chunk) {
   omp_set_schedule(static_cast<omp_sched_t>(*kind), to_int(*chunk));
 }
-void omp_get_schedule_(std::int32_t* kind, std::int32_t* chunk) {
-  omp_sched_t k;
-  int c;
-  omp_get_schedule(&k, &c);
-  *kind = static_cast<int>(k) & ~kMonotonic;
-  *chunk = c;
-}
-void omp_get_schedule_8_(std::int32_t* kind, std::int64_t* chunk) {
-  omp_sched_t k;
-  int c;
-  omp_get_schedule(&k, &c);
-  *kind = static_cast<int>(k) & ~kMonotonic;
-  *chunk = c;
-}
+void omp_get_schedule_(std::int32_t* kind, std::int32_t* chunk) { get_schedule(kind, chunk); }
+void omp_get_schedule_8_(std::int32_t* kind, std::int64_t* chunk) { get_schedule(kind, chunk); }
 std::int32_t omp_get_thread_limit_() { return omp_get_thread_limit(); }
 void omp_set_max_active_levels_(const std::int32_t* n) { omp_set_max_active_levels(*n); }
 void omp_set_max_active_levels_8_(const std::int64_t* n) { omp_set_max_active_levels(to_int(*n)); }
@@ -138,19 +143,13 @@ std::int32_t omp_get_place_num_procs_8_(const std::int64_t* place) { return omp_
 void omp_get_place_proc_ids_(const std::int32_t* place, std::int32_t* ids) { omp_get_place_proc_ids(*place, ids); }
 void omp_get_place_proc_ids_8_(const std::int64_t* place, std::int64_t* ids) {
   const int p = to_int(*place);
-  std::vector<int> c(static_cast<std::size_t>(omp_get_place_num_procs(p)));
-  if (c.empty()) return;
-  omp_get_place_proc_ids(p, c.data());
-  for (std::size_t i = 0; i < c.size(); ++i) ids[i] = c[i];
+  widened(omp_get_place_num_procs(p), ids, [p](int* c) { omp_get_place_proc_ids(p, c); });
 }
 std::int32_t omp_get_place_num_() { return omp_get_place_num(); }
 std::int32_t omp_get_partition_num_places_() { return omp_get_partition_num_places(); }
 void omp_get_partition_place_nums_(std::int32_t* nums) { omp_get_partition_place_nums(nums); }
 void omp_get_partition_place_nums_8_(std::int64_t* nums) {
-  std::vector<int> c(static_cast<std::size_t>(omp_get_partition_num_places()));
-  if (c.empty()) return;
-  omp_get_partition_place_nums(c.data());
-  for (std::size_t i = 0; i < c.size(); ++i) nums[i] = c[i];
+  widened(omp_get_partition_num_places(), nums, [](int* c) { omp_get_partition_place_nums(c); });
 }
 void omp_set_affinity_format_(const char* format, std::size_t len) {
   omp_set_affinity_format(from_fortran(format, len).c_str());

@@ -15,7 +15,6 @@
 // cancel constructs do nothing.
 #include <atomic>
 #include <chrono>
-#include <vector>
 
 #include "check.hpp"
 
@@ -81,20 +80,8 @@ void cancel_parallel_leaves_the_barrier(int n) {
   CHECK(others_waited, "cancel parallel: the other members never reached the barrier");
   CHECK(after_barrier == 0, "cancel parallel: %d members went on past the barrier", after_barrier.load());
   CHECK(at_end == n, "cancel parallel: %d of %d members left the region", at_end.load(), n);
-  std::vector<std::atomic<int>> phase(n);
-  std::atomic<int> early{0};
-#pragma omp parallel num_threads(n)
-  {
-    const int me = omp_get_thread_num();
-    for (int p = 1; p <= 20; ++p) {
-      phase[me] = p;
-#pragma omp barrier
-      for (int k = 0; k < n; ++k)
-        if (phase[k] < p) early++;
-#pragma omp barrier
-    }
-  }
-  CHECK(early == 0, "after a cancelled barrier of %d: %d members passed the next ones early", n, early.load());
+  const int early = omptest::early_barrier_passes(n, 20);
+  CHECK(early == 0, "after a cancelled barrier of %d: %d members passed the next ones early", n, early);
 }
 
 void cancel_parallel_if_false_cancels_nothing() {

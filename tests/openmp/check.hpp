@@ -12,9 +12,11 @@
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace omptest {
 
@@ -49,6 +51,31 @@ inline int finish(const char* name) {
   if (failures == 0) std::printf("%s: all %d checks passed\n", name, checks);
   else std::printf("%s: %d of %d checks FAILED\n", name, failures, checks);
   return failures == 0 ? 0 : 1;
+}
+
+// A region of `n` members passing 2 * `rounds` barriers: before the first of
+// each pair every member writes the round into its slot (after a busy wait
+// that varies with member and round, so the last arrival comes from
+// anywhere), after it every member reads all slots. Returns how often a
+// member saw a slot behind the round, i.e. passed a barrier early (0 when
+// the barrier is one).
+inline int early_barrier_passes(int n, int rounds) {
+  std::vector<std::atomic<int>> phase(static_cast<std::size_t>(n));
+  std::atomic<int> early{0};
+#pragma omp parallel num_threads(n)
+  {
+    const int me = omp_get_thread_num();
+    volatile unsigned sink = 0;
+    for (int p = 1; p <= rounds; ++p) {
+      for (unsigned spin = (me * 7919u + p * 104729u) % 64; spin > 0; --spin) sink = sink + spin;
+      phase[static_cast<std::size_t>(me)] = p;
+#pragma omp barrier
+      for (int k = 0; k < n; ++k)
+        if (phase[static_cast<std::size_t>(k)] < p) early++;
+#pragma omp barrier
+    }
+  }
+  return early.load();
 }
 
 // Sizes a test down where the sanitizers make every operation slow.
