@@ -38,11 +38,13 @@ class ArrivalTree {
  public:
   static constexpr int kFanIn = 4;
 
+  // Nodes of the level above a level of `below` members or nodes.
+  static constexpr int parents_of(int below) noexcept { return (below + kFanIn - 1) / kFanIn; }
+
   // Nodes a tree for up to `members` members needs.
   static int nodes_for(int members) noexcept {
     int total = 0;
-    for (int level = members; ; level = (level + kFanIn - 1) / kFanIn) {
-      const int nodes = (level + kFanIn - 1) / kFanIn;
+    for (int nodes = parents_of(members);; nodes = parents_of(nodes)) {
       total += nodes;
       if (nodes <= 1) return total;
     }
@@ -56,7 +58,7 @@ class ArrivalTree {
     if (members == shaped_for_) return;
     int first = 0;  // the level's first node
     for (int below = members;;) {
-      const int nodes = (below + kFanIn - 1) / kFanIn;
+      const int nodes = parents_of(below);
       for (int j = 0; j < nodes; ++j) {
         ArrivalNode& node = nodes_[first + j];
         node.arrived.store(0, std::memory_order_relaxed);

@@ -29,13 +29,13 @@ namespace {
 std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
 struct Layout {
+  int arrival_node_count;
   std::size_t members, arrival_nodes, member_on_worker, worker_of, crew_worker, task_workers, total;
-  Layout(int capacity, int workers) {
+  Layout(int capacity, int workers) : arrival_node_count(ArrivalTree::nodes_for(std::max(capacity, 1))) {
     const std::size_t line = sched::cache_line_size;
     members = round_up(sizeof(Team), line);
     arrival_nodes = members + static_cast<std::size_t>(capacity) * sizeof(Member);
-    member_on_worker = arrival_nodes + static_cast<std::size_t>(ArrivalTree::nodes_for(std::max(capacity, 1))) *
-                                           sizeof(ArrivalNode);
+    member_on_worker = arrival_nodes + static_cast<std::size_t>(arrival_node_count) * sizeof(ArrivalNode);
     worker_of = member_on_worker + static_cast<std::size_t>(workers) * sizeof(int);
     crew_worker = worker_of + static_cast<std::size_t>(capacity) * sizeof(int);
     task_workers = crew_worker + static_cast<std::size_t>(capacity) * sizeof(int);
@@ -253,7 +253,7 @@ Team* Team::create(int capacity, int workers) {
   t->members = reinterpret_cast<Member*>(bytes + l.members);
   for (int k = 0; k < capacity; ++k) ::new (&t->members[k]) Member;
   auto* nodes = reinterpret_cast<ArrivalNode*>(bytes + l.arrival_nodes);
-  for (int k = 0; k < ArrivalTree::nodes_for(std::max(capacity, 1)); ++k) ::new (&nodes[k]) ArrivalNode;
+  for (int k = 0; k < l.arrival_node_count; ++k) ::new (&nodes[k]) ArrivalNode;
   t->arrivals.attach(nodes);
   t->member_on_worker = reinterpret_cast<int*>(bytes + l.member_on_worker);
   t->worker_of = reinterpret_cast<int*>(bytes + l.worker_of);
