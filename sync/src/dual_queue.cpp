@@ -34,9 +34,14 @@ void DualQueueCore::advance_tail(DualNode* t, DualNode* n) noexcept {
   tail_.compare_exchange_strong(t, n, std::memory_order_seq_cst);
 }
 
-void DualQueueCore::advance_head(DualNode* h) noexcept {
-  // Callers saw h->next non-null; it never becomes null again.
-  DualNode* nh = node_of(freeze_next(h));
+void DualQueueCore::advance_head(DualNode* h, DualNode* nh) noexcept {
+  // Freeze h.next, but only while it still leads to nh: a cleaner may have
+  // unspliced nh (cancelled) since the caller read it, and then h.next leads
+  // to a waiter that nobody served, which must not become the dummy.
+  std::uintptr_t link = h->next.load(std::memory_order_seq_cst);
+  while (!(link & kMarked) && node_of(link) == nh)
+    if (h->next.compare_exchange_weak(link, link | kMarked, std::memory_order_seq_cst)) link |= kMarked;
+  if (node_of(link) != nh) return;  // the caller looks again
   DualNode* t = h;
   tail_.compare_exchange_strong(t, nh, std::memory_order_seq_cst);  // the tail never stays behind
   DualNode* expected = h;
@@ -51,7 +56,36 @@ bool DualQueueCore::unsplice(DualNode* pred, DualNode* s) noexcept {
     drop_hold(s);
     return true;
   }
+  unlink_frozen();  // pred left first: s stays linked, frozen, unless unlinked from its new pred
   return false;
+}
+
+void DualQueueCore::unlink_frozen() noexcept {
+  // A node is frozen before it leaves, so a p whose next is not marked is
+  // linked, and a frozen n behind it was never the head (every node before a
+  // head is frozen): n is a cancelled node whose unsplice failed or is under
+  // way. Its frozen next is final, so unlinking it is one CAS on p.next,
+  // which races only with that unsplice's own CAS on the same word.
+  DualNode* p = head_.load(std::memory_order_seq_cst);
+  while (p) {
+    std::uintptr_t link = p->next.load(std::memory_order_seq_cst);
+    DualNode* n = node_of(link);
+    if (n == nullptr) return;
+    const std::uintptr_t after = n->next.load(std::memory_order_seq_cst);
+    if (!(link & kMarked) && (after & kMarked)) {
+      // n has a successor, but the tail may lag on it: first move the tail
+      // to the last node, which n precedes, so it never rests on n unlinked.
+      DualNode* t = tail_.load(std::memory_order_seq_cst);
+      const std::uintptr_t tn = t->next.load(std::memory_order_seq_cst);
+      if (tn != 0) {
+        advance_tail(t, node_of(tn));
+        continue;
+      }
+      if (p->next.compare_exchange_strong(link, after & ~kMarked, std::memory_order_seq_cst)) drop_hold(n);
+      continue;  // look at p's new successor
+    }
+    p = n;
+  }
 }
 
 TransferStatus DualQueueCore::transfer(void* slot, bool is_data, const Patience& patience) {
@@ -95,12 +129,17 @@ TransferStatus DualQueueCore::transfer(void* slot, bool is_data, const Patience&
       if (t != tail_.load(std::memory_order_seq_cst) || m == nullptr || h != head_.load(std::memory_order_seq_cst))
         continue;  // inconsistent snapshot
       if (m->mode == mode) continue;  // the queue emptied and refilled with our mode
+      // The claim alone decides. A frozen h.next does not mean that m was
+      // served: a cleaner whose unsplice of a cancelled h failed (its pred
+      // had left meanwhile) leaves h frozen, and h may since have become the
+      // head; advancing past h then would make a waiting m the dummy, and
+      // its owner would wait for ever.
       std::uintptr_t c = kUnclaimed;
-      if ((hn & kMarked) || !m->claim.compare_exchange_strong(c, kClaimed, std::memory_order_seq_cst)) {
-        advance_head(h);  // m was fulfilled, cancelled or closed (or h is leaving): dequeue and retry
+      if (!m->claim.compare_exchange_strong(c, kClaimed, std::memory_order_seq_cst)) {
+        advance_head(h, m);  // m was fulfilled, cancelled or closed: dequeue it and retry
         continue;
       }
-      advance_head(h);
+      advance_head(h, m);
       if (is_data)
         move_(slot, m->slot);
       else
@@ -121,7 +160,7 @@ TransferStatus DualQueueCore::await_partner(DualNode* s, DualNode* pred, bool, c
     if (st == TransferStatus::success) {
       // Listing 5's "if (!s.isOffList()) advanceHead(t, s)": help our
       // partner move the head past our predecessor.
-      if (head_.load(std::memory_order_seq_cst) == pred && node_of(pred->next.load()) == s) advance_head(pred);
+      if (head_.load(std::memory_order_seq_cst) == pred && node_of(pred->next.load()) == s) advance_head(pred, s);
     } else {
       clean(pred, s);
     }
@@ -139,7 +178,7 @@ void DualQueueCore::clean(DualNode* pred, DualNode* s) noexcept {
     DualNode* h = head_.load(std::memory_order_seq_cst);
     DualNode* hn = node_of(h->next.load(std::memory_order_seq_cst));
     if (hn != nullptr && is_cancelled(hn)) {  // absorb a cancelled first node
-      advance_head(h);
+      advance_head(h, hn);
       continue;
     }
     DualNode* t = tail_.load(std::memory_order_seq_cst);

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "sync_test_util.hpp"
 #include "weft/runtime.hpp"
 #include "weft/sync/channel.hpp"
+#include "weft/sync/detail/dual_queue_core.hpp"
 #include "weft/sync/select.hpp"
 #include "weft/sync/synchronous_queue.hpp"
 
@@ -27,6 +29,21 @@ namespace ws = weft::sync;
 using namespace std::chrono_literals;
 using ws::test::Rng;
 using ws::test::scaled;
+
+namespace weft::sync::detail {
+// Builds, on a fair dual queue, the states that lost races leave behind.
+struct DualQueueCoreTestPeer {
+  static DualNode* head(DualQueueCore& q) { return q.head_.load(); }
+  // Links n behind the last node, as transfer() appends a waiter.
+  static void append(DualQueueCore& q, DualNode* n) {
+    DualNode* t = q.tail_.load();
+    t->next.store(link_of(n));
+    q.tail_.store(n);
+  }
+  static void advance_head(DualQueueCore& q, DualNode* h, DualNode* nh) { q.advance_head(h, nh); }
+  static bool unsplice(DualQueueCore& q, DualNode* pred, DualNode* s) { return q.unsplice(pred, s); }
+};
+}  // namespace weft::sync::detail
 
 namespace {
 
@@ -173,6 +190,107 @@ TEST(SynchronousChannel, FairQueueIsFifoUnfairStackIsLifo) {
     else
       EXPECT_EQ(got, (std::vector<int>{2, 1, 0}));
   }
+}
+
+// A cancelled waiter's clean freezes its node's `next` before it unlinks
+// the node; when the predecessor leaves first the unlink fails and the
+// cancelled node stays linked, frozen, and may become the head. A sender must
+// still serve the waiter behind it. (Before the fix, a frozen head.next was
+// taken to mean "that waiter is served": the head advanced onto the waiting
+// node, which became the dummy, and its owner waited for ever; the stress
+// tests below hung about once in a few hundred runs.)
+TEST(SynchronousChannel, FairQueueServesTheWaiterBehindAFrozenCancelledHead) {
+  namespace d = ws::detail;
+  using Peer = d::DualQueueCoreTestPeer;
+  constexpr std::uint8_t kRequest = 0;  // dual_queue.cpp's request mode
+  d::DualQueueCore q([](void* from, void* to) noexcept { static_cast<std::optional<int>*>(to)->emplace(*static_cast<int*>(from)); },
+                     nullptr);
+  std::optional<int> a_slot, b_slot;
+  d::DualNode* a = d::new_dual_node(kRequest, &a_slot, 2);  // the list's hold and its owner's
+  d::DualNode* b = d::new_dual_node(kRequest, &b_slot, 2);
+  {
+    d::EpochGuard guard;
+    d::DualNode* dummy = Peer::head(q);
+    Peer::append(q, a);
+    Peer::append(q, b);
+    a->claim.store(d::kCancelled);  // a timed out,
+    d::freeze_next(a);              // its clean froze a.next, but its unsplice lost to
+    Peer::advance_head(q, dummy, a);  // a sender that found a cancelled and dequeued the dummy
+    ASSERT_EQ(Peer::head(q), a);
+  }
+  int v = 42;
+  EXPECT_EQ(q.transfer(&v, true, d::Patience::none()), d::TransferStatus::success);
+  EXPECT_EQ(b_slot, 42);
+  EXPECT_TRUE(b->signal.is_set());
+  EXPECT_FALSE(a_slot.has_value());
+  EXPECT_EQ(q.linked_nodes(), 1u);  // b is the dummy now
+  d::drop_hold(a);                  // the owners return
+  d::drop_hold(b);
+}
+
+// The other race of that kind: a sender finds the first waiter a cancelled
+// and will dequeue the dummy, but a cleaner unsplices a first. The sender's
+// advance must not make b, whom nobody served, the dummy.
+TEST(SynchronousChannel, FairQueueServesTheWaiterWhoseCancelledPredecessorWasCleaned) {
+  namespace d = ws::detail;
+  using Peer = d::DualQueueCoreTestPeer;
+  constexpr std::uint8_t kRequest = 0;
+  d::DualQueueCore q([](void* from, void* to) noexcept { static_cast<std::optional<int>*>(to)->emplace(*static_cast<int*>(from)); },
+                     nullptr);
+  std::optional<int> a_slot, b_slot;
+  d::DualNode* a = d::new_dual_node(kRequest, &a_slot, 2);
+  d::DualNode* b = d::new_dual_node(kRequest, &b_slot, 2);
+  {
+    d::EpochGuard guard;
+    d::DualNode* dummy = Peer::head(q);
+    Peer::append(q, a);
+    Peer::append(q, b);
+    a->claim.store(d::kCancelled);           // a timed out; a sender reads dummy.next == a, cancelled,
+    ASSERT_TRUE(Peer::unsplice(q, dummy, a));  // a's clean unlinks it first,
+    Peer::advance_head(q, dummy, a);           // and then the sender dequeues the dummy
+    ASSERT_EQ(Peer::head(q), dummy);           // ... which it must not: dummy.next is b now
+  }
+  int v = 7;
+  EXPECT_EQ(q.transfer(&v, true, d::Patience::none()), d::TransferStatus::success);
+  EXPECT_EQ(b_slot, 7);
+  EXPECT_TRUE(b->signal.is_set());
+  EXPECT_EQ(q.linked_nodes(), 1u);
+  d::drop_hold(a);
+  d::drop_hold(b);
+}
+
+// And the race that leaves a frozen node behind the head: p and a both time
+// out, p's clean unlinks p, and a's clean, still taking p for a's
+// predecessor, freezes a.next and fails. a must not stay linked for ever
+// (§3.3.3 leaves at most one cancelled node): the failed clean unlinks it
+// from its new predecessor.
+TEST(SynchronousChannel, FairQueueUnlinksACancelledNodeWhoseCleanLostItsPredecessor) {
+  namespace d = ws::detail;
+  using Peer = d::DualQueueCoreTestPeer;
+  constexpr std::uint8_t kRequest = 0;
+  d::DualQueueCore q([](void* from, void* to) noexcept { static_cast<std::optional<int>*>(to)->emplace(*static_cast<int*>(from)); },
+                     nullptr);
+  std::optional<int> p_slot, a_slot, b_slot;
+  d::DualNode* p = d::new_dual_node(kRequest, &p_slot, 2);
+  d::DualNode* a = d::new_dual_node(kRequest, &a_slot, 2);
+  d::DualNode* b = d::new_dual_node(kRequest, &b_slot, 2);
+  {
+    d::EpochGuard guard;
+    d::DualNode* dummy = Peer::head(q);
+    Peer::append(q, p);
+    Peer::append(q, a);
+    Peer::append(q, b);
+    p->claim.store(d::kCancelled);
+    a->claim.store(d::kCancelled);
+    ASSERT_TRUE(Peer::unsplice(q, dummy, p));  // p's clean
+    EXPECT_FALSE(Peer::unsplice(q, p, a));     // a's clean, behind: p has left
+    EXPECT_EQ(q.linked_nodes(), 2u);           // the dummy and b: a is gone too
+  }
+  int v = 9;
+  EXPECT_EQ(q.transfer(&v, true, d::Patience::none()), d::TransferStatus::success);
+  EXPECT_EQ(b_slot, 9);
+  EXPECT_FALSE(a_slot.has_value());
+  for (d::DualNode* n : {p, a, b}) d::drop_hold(n);
 }
 
 TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {

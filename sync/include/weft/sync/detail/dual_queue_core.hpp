@@ -37,12 +37,22 @@ class DualQueueCore final : public SyncTransferer {
   std::size_t linked_nodes() const override;
 
  private:
-  // The paper's advanceHead(h, nh): h (the dummy) leaves; its successor
-  // becomes the dummy.
-  void advance_head(DualNode* h) noexcept;
+  friend struct DualQueueCoreTestPeer;  // tests/sync/channel_test.cpp builds the states races leave
+
+  // The paper's advanceHead(h, nh): h (the dummy) leaves and nh, its
+  // successor that the caller found served or cancelled, becomes the dummy.
+  // Does nothing when h.next no longer leads to nh (a cleaner unlinked it).
+  void advance_head(DualNode* h, DualNode* nh) noexcept;
   void advance_tail(DualNode* t, DualNode* n) noexcept;
-  // Removes cancelled s from after pred if s is not the last node.
+  // Removes cancelled s from after pred if s is not the last node. It
+  // freezes s.next first; when pred has left meanwhile the unlink fails and
+  // s stays linked, frozen (later as the head, perhaps): a frozen next
+  // means "link nothing here", not "off the list".
   bool unsplice(DualNode* pred, DualNode* s) noexcept;
+  // After a failed unsplice: unlinks every frozen node behind the head (the
+  // cancelled nodes that failed unsplices left linked), so that at most the
+  // paper's one cancelled node stays. Walks the list, on this rare path only.
+  void unlink_frozen() noexcept;
   // The paper's clean(pred, s) (§3.3.3, Listing 7).
   void clean(DualNode* pred, DualNode* s) noexcept;
   TransferStatus await_partner(DualNode* s, DualNode* pred, bool is_data, const Patience& patience);
