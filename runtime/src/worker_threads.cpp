@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -16,9 +17,17 @@ namespace weft::detail {
 
 namespace {
 
+// How long a pooled thread looks for its next job before it sleeps: as long
+// as an idle worker spins (Config::idle_spin_us's default), so a runtime
+// started right after another one stopped (a program that starts one per
+// phase, `weft-bench startup`'s warm case) finds its threads awake, as
+// oneTBB's finds its market's workers still spinning.
+constexpr auto kPooledSpin = std::chrono::microseconds(50);
+
 // One pooled kernel thread.
 struct PooledThread {
   std::atomic<std::uint32_t> word{0};  // bumped when a job arrives
+  std::atomic<bool> sleeping{false};   // on the futex: a new job must wake it
   Worker* job = nullptr;
   cpu_set_t original{};                // the mask it was created with (where unpinned workers may run)
   void* altstack = nullptr;            // its signal stack, kept for the life of the thread (the process's)
@@ -34,11 +43,31 @@ std::vector<PooledThread*>& idle_threads() {
   return *v;
 }
 
+// Spins for kPooledSpin (offering the CPU every ~16 rounds: the thread that
+// will start a runtime may share it), then sleeps until `word` moves on from
+// `seen`. `sleeping` and `word` form a Dekker pair with start_worker_thread:
+// one of the two sees the other, so a job is never left unwoken.
+void wait_for_job(PooledThread* self, std::uint32_t seen) {
+  using clock = std::chrono::steady_clock;
+  const auto until = clock::now() + kPooledSpin;
+  for (std::uint32_t round = 1;; ++round) {
+    if (self->word.load(std::memory_order_acquire) != seen) return;
+    if ((round & 15) == 0) {
+      if (clock::now() >= until) break;
+      sched_yield();
+    }
+    for (int i = 0; i < 8; ++i) cpu_relax();
+  }
+  self->sleeping.store(true, std::memory_order_seq_cst);
+  while (self->word.load(std::memory_order_seq_cst) == seen) futex_wait(&self->word, seen);
+  self->sleeping.store(false, std::memory_order_relaxed);
+}
+
 void pooled_thread_main(PooledThread* self) {
   self->altstack = install_overflow_altstack();
   std::uint32_t seen = 0;
   while (true) {
-    while (self->word.load(std::memory_order_acquire) == seen) futex_wait(&self->word, seen);
+    wait_for_job(self, seen);
     seen = self->word.load(std::memory_order_acquire);
     Worker* w = self->job;
     const int cpu = w->pinned_cpu();
@@ -85,8 +114,8 @@ void start_worker_thread(Worker* worker) {
     std::thread(pooled_thread_main, t).detach();
   }
   t->job = worker;
-  t->word.fetch_add(1, std::memory_order_release);
-  futex_wake(&t->word, 1);
+  t->word.fetch_add(1, std::memory_order_seq_cst);
+  if (t->sleeping.load(std::memory_order_seq_cst)) futex_wake(&t->word, 1);  // a spinning one sees the word
 }
 
 void WorkerExit::mark_exited() {
