@@ -192,6 +192,36 @@ TEST(SynchronousChannel, FairQueueIsFifoUnfairStackIsLifo) {
   }
 }
 
+namespace d = ws::detail;
+
+// A fair dual queue with n consumers waiting in it, linked by hand
+// (DualQueueCoreTestPeer) so that a test can put it into the state a lost
+// race leaves; at the end their owners return (drop their holds).
+struct QueueOfWaiters {
+  static void move_int(void* from, void* to) noexcept {
+    static_cast<std::optional<int>*>(to)->emplace(*static_cast<int*>(from));
+  }
+  static constexpr std::uint8_t kRequest = 0;  // dual_queue.cpp's request mode
+  using Peer = d::DualQueueCoreTestPeer;
+
+  explicit QueueOfWaiters(std::size_t n) : slots(n) {
+    for (auto& slot : slots) {
+      nodes.push_back(d::new_dual_node(kRequest, &slot, 2));  // the list's hold and its owner's
+      Peer::append(q, nodes.back());
+    }
+  }
+  ~QueueOfWaiters() {
+    for (d::DualNode* n : nodes) d::drop_hold(n);
+  }
+  // A sender that only meets a waiter already there.
+  d::TransferStatus send(int v) { return q.transfer(&v, true, d::Patience::none()); }
+
+  d::DualQueueCore q{&move_int, nullptr};
+  d::DualNode* const dummy = Peer::head(q);
+  std::vector<std::optional<int>> slots;  // the waiters' destinations, sized once
+  std::vector<d::DualNode*> nodes;
+};
+
 // A cancelled waiter's clean freezes its node's `next` before it unlinks
 // the node; when the predecessor leaves first the unlink fails and the
 // cancelled node stays linked, frozen, and may become the head. A sender must
@@ -200,63 +230,39 @@ TEST(SynchronousChannel, FairQueueIsFifoUnfairStackIsLifo) {
 // node, which became the dummy, and its owner waited for ever; the stress
 // tests below hung about once in a few hundred runs.)
 TEST(SynchronousChannel, FairQueueServesTheWaiterBehindAFrozenCancelledHead) {
-  namespace d = ws::detail;
-  using Peer = d::DualQueueCoreTestPeer;
-  constexpr std::uint8_t kRequest = 0;  // dual_queue.cpp's request mode
-  d::DualQueueCore q([](void* from, void* to) noexcept { static_cast<std::optional<int>*>(to)->emplace(*static_cast<int*>(from)); },
-                     nullptr);
-  std::optional<int> a_slot, b_slot;
-  d::DualNode* a = d::new_dual_node(kRequest, &a_slot, 2);  // the list's hold and its owner's
-  d::DualNode* b = d::new_dual_node(kRequest, &b_slot, 2);
+  QueueOfWaiters w(2);
+  d::DualNode *a = w.nodes[0], *b = w.nodes[1];
   {
     d::EpochGuard guard;
-    d::DualNode* dummy = Peer::head(q);
-    Peer::append(q, a);
-    Peer::append(q, b);
-    a->claim.store(d::kCancelled);  // a timed out,
-    d::freeze_next(a);              // its clean froze a.next, but its unsplice lost to
-    Peer::advance_head(q, dummy, a);  // a sender that found a cancelled and dequeued the dummy
-    ASSERT_EQ(Peer::head(q), a);
+    a->claim.store(d::kCancelled);                          // a timed out,
+    d::freeze_next(a);                                      // its clean froze a.next, but its unsplice lost to
+    QueueOfWaiters::Peer::advance_head(w.q, w.dummy, a);    // a sender that found a cancelled and dequeued the dummy
+    ASSERT_EQ(QueueOfWaiters::Peer::head(w.q), a);
   }
-  int v = 42;
-  EXPECT_EQ(q.transfer(&v, true, d::Patience::none()), d::TransferStatus::success);
-  EXPECT_EQ(b_slot, 42);
+  EXPECT_EQ(w.send(42), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[1], 42);
   EXPECT_TRUE(b->signal.is_set());
-  EXPECT_FALSE(a_slot.has_value());
-  EXPECT_EQ(q.linked_nodes(), 1u);  // b is the dummy now
-  d::drop_hold(a);                  // the owners return
-  d::drop_hold(b);
+  EXPECT_FALSE(w.slots[0].has_value());
+  EXPECT_EQ(w.q.linked_nodes(), 1u);  // b is the dummy now
 }
 
 // The other race of that kind: a sender finds the first waiter a cancelled
 // and will dequeue the dummy, but a cleaner unsplices a first. The sender's
 // advance must not make b, whom nobody served, the dummy.
 TEST(SynchronousChannel, FairQueueServesTheWaiterWhoseCancelledPredecessorWasCleaned) {
-  namespace d = ws::detail;
-  using Peer = d::DualQueueCoreTestPeer;
-  constexpr std::uint8_t kRequest = 0;
-  d::DualQueueCore q([](void* from, void* to) noexcept { static_cast<std::optional<int>*>(to)->emplace(*static_cast<int*>(from)); },
-                     nullptr);
-  std::optional<int> a_slot, b_slot;
-  d::DualNode* a = d::new_dual_node(kRequest, &a_slot, 2);
-  d::DualNode* b = d::new_dual_node(kRequest, &b_slot, 2);
+  QueueOfWaiters w(2);
+  d::DualNode *a = w.nodes[0], *b = w.nodes[1];
   {
     d::EpochGuard guard;
-    d::DualNode* dummy = Peer::head(q);
-    Peer::append(q, a);
-    Peer::append(q, b);
-    a->claim.store(d::kCancelled);           // a timed out; a sender reads dummy.next == a, cancelled,
-    ASSERT_TRUE(Peer::unsplice(q, dummy, a));  // a's clean unlinks it first,
-    Peer::advance_head(q, dummy, a);           // and then the sender dequeues the dummy
-    ASSERT_EQ(Peer::head(q), dummy);           // ... which it must not: dummy.next is b now
+    a->claim.store(d::kCancelled);  // a timed out; a sender reads dummy.next == a, cancelled,
+    ASSERT_TRUE(QueueOfWaiters::Peer::unsplice(w.q, w.dummy, a));  // a's clean unlinks it first,
+    QueueOfWaiters::Peer::advance_head(w.q, w.dummy, a);           // and then the sender dequeues the dummy
+    ASSERT_EQ(QueueOfWaiters::Peer::head(w.q), w.dummy);           // ... which it must not: dummy.next is b now
   }
-  int v = 7;
-  EXPECT_EQ(q.transfer(&v, true, d::Patience::none()), d::TransferStatus::success);
-  EXPECT_EQ(b_slot, 7);
+  EXPECT_EQ(w.send(7), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[1], 7);
   EXPECT_TRUE(b->signal.is_set());
-  EXPECT_EQ(q.linked_nodes(), 1u);
-  d::drop_hold(a);
-  d::drop_hold(b);
+  EXPECT_EQ(w.q.linked_nodes(), 1u);
 }
 
 // And the race that leaves a frozen node behind the head: p and a both time
@@ -265,32 +271,19 @@ TEST(SynchronousChannel, FairQueueServesTheWaiterWhoseCancelledPredecessorWasCle
 // (§3.3.3 leaves at most one cancelled node): the failed clean unlinks it
 // from its new predecessor.
 TEST(SynchronousChannel, FairQueueUnlinksACancelledNodeWhoseCleanLostItsPredecessor) {
-  namespace d = ws::detail;
-  using Peer = d::DualQueueCoreTestPeer;
-  constexpr std::uint8_t kRequest = 0;
-  d::DualQueueCore q([](void* from, void* to) noexcept { static_cast<std::optional<int>*>(to)->emplace(*static_cast<int*>(from)); },
-                     nullptr);
-  std::optional<int> p_slot, a_slot, b_slot;
-  d::DualNode* p = d::new_dual_node(kRequest, &p_slot, 2);
-  d::DualNode* a = d::new_dual_node(kRequest, &a_slot, 2);
-  d::DualNode* b = d::new_dual_node(kRequest, &b_slot, 2);
+  QueueOfWaiters w(3);
+  d::DualNode *p = w.nodes[0], *a = w.nodes[1];
   {
     d::EpochGuard guard;
-    d::DualNode* dummy = Peer::head(q);
-    Peer::append(q, p);
-    Peer::append(q, a);
-    Peer::append(q, b);
     p->claim.store(d::kCancelled);
     a->claim.store(d::kCancelled);
-    ASSERT_TRUE(Peer::unsplice(q, dummy, p));  // p's clean
-    EXPECT_FALSE(Peer::unsplice(q, p, a));     // a's clean, behind: p has left
-    EXPECT_EQ(q.linked_nodes(), 2u);           // the dummy and b: a is gone too
+    ASSERT_TRUE(QueueOfWaiters::Peer::unsplice(w.q, w.dummy, p));  // p's clean
+    EXPECT_FALSE(QueueOfWaiters::Peer::unsplice(w.q, p, a));       // a's clean, behind: p has left
+    EXPECT_EQ(w.q.linked_nodes(), 2u);                             // the dummy and b: a is gone too
   }
-  int v = 9;
-  EXPECT_EQ(q.transfer(&v, true, d::Patience::none()), d::TransferStatus::success);
-  EXPECT_EQ(b_slot, 9);
-  EXPECT_FALSE(a_slot.has_value());
-  for (d::DualNode* n : {p, a, b}) d::drop_hold(n);
+  EXPECT_EQ(w.send(9), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[2], 9);
+  EXPECT_FALSE(w.slots[1].has_value());
 }
 
 TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {
