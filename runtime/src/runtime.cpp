@@ -185,8 +185,10 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
                               : steal_orders_with_distances(config_, cpus));
   retain_overflow_handler();
   if (config_.hosted_worker) workers_[0]->become_hosted();
+  std::vector<Worker*> threaded;  // all at once: new threads are created in parallel
   for (auto& w : workers_)
-    if (!w->hosted()) w->start();
+    if (!w->hosted()) threaded.push_back(w.get());
+  start_worker_threads(threaded);
   if (load_later) {
     TopologyOrderLoader::instance().request(this, config_, std::move(cpus));
     topology_requested_ = true;

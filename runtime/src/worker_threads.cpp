@@ -4,6 +4,9 @@
 #include <sched.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -45,7 +48,7 @@ std::vector<PooledThread*>& idle_threads() {
 
 // Spins for kPooledSpin (offering the CPU every ~16 rounds: the thread that
 // will start a runtime may share it), then sleeps until `word` moves on from
-// `seen`. `sleeping` and `word` form a Dekker pair with start_worker_thread:
+// `seen`. `sleeping` and `word` form a Dekker pair with start_on_idle_thread:
 // one of the two sees the other, so a job is never left unwoken.
 void wait_for_job(PooledThread* self, std::uint32_t seen) {
   using clock = std::chrono::steady_clock;
@@ -63,7 +66,41 @@ void wait_for_job(PooledThread* self, std::uint32_t seen) {
   self->sleeping.store(false, std::memory_order_relaxed);
 }
 
-void pooled_thread_main(PooledThread* self) {
+void pooled_thread_main(PooledThread* self, std::vector<Worker*> to_create);
+
+// Creates a thread for each of `jobs`, in parallel: creating one costs its
+// creator 30-40 us on a VM, so one thread creating 16 made the last worker
+// wait ~0.5 ms. The caller hands the upper half of its jobs to a new thread,
+// which creates their threads the same way before it runs its own job, and
+// goes on with the lower half: n threads exist after ~log2(n) creations, of
+// which the caller made log2(n). Called before the creator pins itself, so
+// the new threads start with the process's mask.
+void create_threads(std::vector<Worker*> jobs) {
+  while (!jobs.empty()) {
+    const std::size_t half = jobs.size() / 2;
+    std::vector<Worker*> upper(jobs.begin() + static_cast<long>(half), jobs.end());
+    jobs.resize(half);
+    auto* t = new PooledThread;  // lives as long as the process
+    pthread_getaffinity_np(pthread_self(), sizeof t->original, &t->original);
+    t->job = upper.front();
+    t->word.store(1, std::memory_order_relaxed);  // its first job is there from the start
+    upper.erase(upper.begin());
+    std::thread(pooled_thread_main, t, std::move(upper)).detach();
+  }
+}
+
+void pooled_thread_main(PooledThread* self, std::vector<Worker*> to_create) {
+  if (!to_create.empty()) {
+    try {
+      create_threads(std::move(to_create));
+    } catch (const std::exception& e) {
+      // A runtime whose workers cannot all get a thread would wait for ever:
+      // say so and stop (the runtime's constructor reports a failure of its
+      // own creations as an exception).
+      std::fprintf(stderr, "weft: could not create a worker thread: %s\n", e.what());
+      std::abort();
+    }
+  }
   self->altstack = install_overflow_altstack();
   std::uint32_t seen = 0;
   while (true) {
@@ -86,14 +123,13 @@ void pooled_thread_main(PooledThread* self) {
   }
 }
 
-}  // namespace
-
-void start_worker_thread(Worker* worker) {
+// Gives `worker` an idle pooled thread, preferably one already pinned where
+// it runs (re-pinning a thread migrates it: a tenth of a warm runtime
+// start); false when none is idle.
+bool start_on_idle_thread(Worker* worker) {
   PooledThread* t = nullptr;
   {
     std::lock_guard lock(pool_mutex());
-    // Preferably one already pinned where this worker runs (re-pinning a
-    // thread migrates it: a tenth of a warm runtime start).
     auto& idle = idle_threads();
     const int cpu = worker->pinned_cpu();
     std::size_t pick = idle.size();
@@ -103,19 +139,23 @@ void start_worker_thread(Worker* worker) {
         break;
       }
     if (pick == idle.size() && !idle.empty()) pick = idle.size() - 1;
-    if (pick < idle.size()) {
-      t = idle[pick];
-      idle.erase(idle.begin() + static_cast<long>(pick));
-    }
-  }
-  if (!t) {
-    t = new PooledThread;  // lives as long as the process
-    pthread_getaffinity_np(pthread_self(), sizeof t->original, &t->original);
-    std::thread(pooled_thread_main, t).detach();
+    if (pick == idle.size()) return false;
+    t = idle[pick];
+    idle.erase(idle.begin() + static_cast<long>(pick));
   }
   t->job = worker;
   t->word.fetch_add(1, std::memory_order_seq_cst);
   if (t->sleeping.load(std::memory_order_seq_cst)) futex_wake(&t->word, 1);  // a spinning one sees the word
+  return true;
+}
+
+}  // namespace
+
+void start_worker_threads(const std::vector<Worker*>& workers) {
+  std::vector<Worker*> need_new;
+  for (Worker* w : workers)
+    if (!start_on_idle_thread(w)) need_new.push_back(w);
+  create_threads(std::move(need_new));
 }
 
 void WorkerExit::mark_exited() {

@@ -7,13 +7,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 namespace weft::detail {
 
 class Worker;
 
-// Runs worker->run_on_this_thread() on an idle pooled thread, or a new one.
-void start_worker_thread(Worker* worker);
+// Runs each worker's run_on_this_thread() on an idle pooled thread, or a
+// new one (new ones are created in parallel: worker_threads.cpp).
+void start_worker_threads(const std::vector<Worker*>& workers);
 
 // Lets a worker thread say it left its worker (stopped_ word) and wait for it.
 class WorkerExit {

@@ -302,6 +302,32 @@ TEST(SchedulerConfig, OversubscriptionNeedsPinningOff) {
   EXPECT_EQ(rt.run([] { return this_ult::num_workers(); }), c.workers);
 }
 
+// New worker threads are created in parallel, each new one creating some
+// of the rest (worker_threads.cpp): every worker still gets a thread of its
+// own. Two runtimes alive at once: the second finds no idle pooled thread,
+// so all of its threads are new, made by a tree of creators.
+TEST(SchedulerStart, EveryWorkerGetsItsOwnThreadWhenManyAreCreated) {
+  for (int workers : {3, 7, 13}) {
+    Config c;
+    c.workers = workers;
+    c.pin_workers = false;
+    Runtime first(c);
+    Runtime second(c);
+    for (Runtime* rt : {&first, &second}) {
+      std::vector<Ult<std::thread::id>> tasks;
+      for (int w = 0; w < workers; ++w)
+        tasks.push_back(rt->spawn_on(w, [w] {
+          EXPECT_EQ(this_ult::worker_index(), w);
+          return std::this_thread::get_id();
+        }));
+      std::set<std::thread::id> threads;
+      for (auto& t : tasks) threads.insert(t.join());
+      EXPECT_EQ(threads.size(), static_cast<std::size_t>(workers)) << workers << " workers";
+      EXPECT_EQ(threads.count(std::this_thread::get_id()), 0u);
+    }
+  }
+}
+
 struct EnvVar {
   std::string name;
   EnvVar(std::string n, const char* value) : name(std::move(n)) { setenv(name.c_str(), value, 1); }
