@@ -68,13 +68,14 @@ void wait_for_job(PooledThread* self, std::uint32_t seen) {
 
 void pooled_thread_main(PooledThread* self, std::vector<Worker*> to_create);
 
-// Creates a thread for each of `jobs`, in parallel: creating one costs its
-// creator 30-40 us on a VM, so one thread creating 16 made the last worker
-// wait ~0.5 ms. The caller hands the upper half of its jobs to a new thread,
-// which creates their threads the same way before it runs its own job, and
-// goes on with the lower half: n threads exist after ~log2(n) creations, of
-// which the caller made log2(n). Called before the creator pins itself, so
-// the new threads start with the process's mask.
+// Creates a thread for each of `jobs`, in parallel: each creation costs its
+// creator a clone3 and the mmap + mprotect of the new thread's stack, and
+// one thread creating all of them made the last worker wait for every one
+// (bench/results/startup-2core.md). The caller hands the upper half of its
+// jobs to a new thread, which creates their threads the same way before it
+// runs its own job, and goes on with the lower half: n threads exist after
+// ~log2(n) rounds, and the caller made log2(n) of them. Called before the
+// creator pins itself, so the new threads start with the process's mask.
 void create_threads(std::vector<Worker*> jobs) {
   while (!jobs.empty()) {
     const std::size_t half = jobs.size() / 2;
