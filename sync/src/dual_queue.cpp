@@ -56,35 +56,38 @@ bool DualQueueCore::unsplice(DualNode* pred, DualNode* s) noexcept {
     drop_hold(s);
     return true;
   }
-  unlink_frozen();  // pred left first: s stays linked, frozen, unless unlinked from its new pred
+  sweep_cancelled();  // pred left first: s stays linked, frozen, unless unlinked from its new pred
   return false;
 }
 
-void DualQueueCore::unlink_frozen() noexcept {
+void DualQueueCore::sweep_cancelled() noexcept {
   // A node is frozen before it leaves, so a p whose next is not marked is
   // linked, and a frozen n behind it was never the head (every node before a
   // head is frozen): n is a cancelled node whose unsplice failed or is under
-  // way. Its frozen next is final, so unlinking it is one CAS on p.next,
-  // which races only with that unsplice's own CAS on the same word.
+  // way. A cancelled n that is not last is unlinked as unsplice() does it:
+  // freeze n.next (final from then on), then one CAS on p.next, which races
+  // only with other unlinks of n through the same word.
   DualNode* p = head_.load(std::memory_order_seq_cst);
   while (p) {
     std::uintptr_t link = p->next.load(std::memory_order_seq_cst);
     DualNode* n = node_of(link);
     if (n == nullptr) return;
     const std::uintptr_t after = n->next.load(std::memory_order_seq_cst);
-    if (!(link & kMarked) && (after & kMarked)) {
-      // n has a successor, but the tail may lag on it: first move the tail
-      // to the last node, which n precedes, so it never rests on n unlinked.
-      DualNode* t = tail_.load(std::memory_order_seq_cst);
-      const std::uintptr_t tn = t->next.load(std::memory_order_seq_cst);
-      if (tn != 0) {
-        advance_tail(t, node_of(tn));
-        continue;
-      }
-      if (p->next.compare_exchange_strong(link, after & ~kMarked, std::memory_order_seq_cst)) drop_hold(n);
-      continue;  // look at p's new successor
+    if ((link & kMarked) || after == 0 || !((after & kMarked) || is_cancelled(n))) {
+      p = n;  // p is leaving (n cannot be unlinked from it), n is last, or n waits
+      continue;
     }
-    p = n;
+    // The tail may lag on n: first move it to the last node, which n
+    // precedes, so that it never rests on n once n is unlinked.
+    DualNode* t = tail_.load(std::memory_order_seq_cst);
+    const std::uintptr_t tn = t->next.load(std::memory_order_seq_cst);
+    if (tn != 0) {
+      advance_tail(t, node_of(tn));
+      continue;
+    }
+    const std::uintptr_t successor = freeze_next(n) & ~kMarked;
+    if (p->next.compare_exchange_strong(link, successor, std::memory_order_seq_cst)) drop_hold(n);
+    // and look at p's successor again
   }
 }
 
@@ -194,6 +197,8 @@ void DualQueueCore::clean(DualNode* pred, DualNode* s) noexcept {
     if (dp != nullptr) {  // try to unlink the previously saved cancelled node
       const std::uintptr_t dl = dp->next.load(std::memory_order_seq_cst);
       DualNode* d = node_of(dl);
+      // A frozen dp.next comes first: dp may have left long ago, and d with
+      // it, freed (only dp is held).
       const bool settled = (dl & kMarked) || d == nullptr || !is_cancelled(d) || (d != t && unsplice(dp, d));
       if (settled) {
         DualNode* expected = dp;
@@ -206,6 +211,14 @@ void DualQueueCore::clean(DualNode* pred, DualNode* s) noexcept {
       drop_hold(pred);
     }
   }
+  // pred.next frozen on s: pred left or is leaving. s is then the head (its
+  // pred was dequeued: fine, a cancelled dummy), or pred's own unsplice
+  // failed and s is still linked behind pred's predecessor, where nothing
+  // else would unlink it (the paper's Java has the same remnant, §3.3.3):
+  // sweep it out.
+  if (pred->next.load(std::memory_order_seq_cst) == (link_of(s) | kMarked) &&
+      head_.load(std::memory_order_seq_cst) != s)
+    sweep_cancelled();
 }
 
 void DualQueueCore::close() {

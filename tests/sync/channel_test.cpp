@@ -42,6 +42,7 @@ struct DualQueueCoreTestPeer {
   }
   static void advance_head(DualQueueCore& q, DualNode* h, DualNode* nh) { q.advance_head(h, nh); }
   static bool unsplice(DualQueueCore& q, DualNode* pred, DualNode* s) { return q.unsplice(pred, s); }
+  static void clean(DualQueueCore& q, DualNode* pred, DualNode* s) { q.clean(pred, s); }
 };
 }  // namespace weft::sync::detail
 
@@ -284,6 +285,25 @@ TEST(SynchronousChannel, FairQueueUnlinksACancelledNodeWhoseCleanLostItsPredeces
   EXPECT_EQ(w.send(9), d::TransferStatus::success);
   EXPECT_EQ(w.slots[2], 9);
   EXPECT_FALSE(w.slots[1].has_value());
+}
+
+// The same two timeouts, but a's clean comes after p's has finished: it
+// finds its pred's next frozen and, in the paper's loop, stops at once (in
+// Java, p.casNext on the dead p succeeds and a stays linked just the same).
+// a is not the head, so the clean sweeps it out.
+TEST(SynchronousChannel, FairQueueCleanUnlinksANodeWhosePredecessorLeftFirst) {
+  QueueOfWaiters w(3);
+  d::DualNode *p = w.nodes[0], *a = w.nodes[1];
+  {
+    d::EpochGuard guard;
+    p->claim.store(d::kCancelled);
+    a->claim.store(d::kCancelled);
+    ASSERT_TRUE(QueueOfWaiters::Peer::unsplice(w.q, w.dummy, p));  // p's clean
+    QueueOfWaiters::Peer::clean(w.q, p, a);                        // a's clean, with p for its pred
+    EXPECT_EQ(w.q.linked_nodes(), 2u);                             // the dummy and b
+  }
+  EXPECT_EQ(w.send(5), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[2], 5);
 }
 
 TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {

@@ -49,10 +49,12 @@ class DualQueueCore final : public SyncTransferer {
   // s stays linked, frozen (later as the head, perhaps): a frozen next
   // means "link nothing here", not "off the list".
   bool unsplice(DualNode* pred, DualNode* s) noexcept;
-  // After a failed unsplice: unlinks every frozen node behind the head (the
-  // cancelled nodes that failed unsplices left linked), so that at most the
-  // paper's one cancelled node stays. Walks the list, on this rare path only.
-  void unlink_frozen() noexcept;
+  // Unlinks every cancelled node behind the head but the last, frozen ones
+  // (left linked by failed unsplices) included, so that at most the paper's
+  // one cancelled node stays. Walks the list: called only where a race left
+  // a cancelled node that no clean would unlink (a failed unsplice, a clean
+  // whose pred left first).
+  void sweep_cancelled() noexcept;
   // The paper's clean(pred, s) (§3.3.3, Listing 7).
   void clean(DualNode* pred, DualNode* s) noexcept;
   TransferStatus await_partner(DualNode* s, DualNode* pred, bool is_data, const Patience& patience);
