@@ -266,44 +266,33 @@ TEST(SynchronousChannel, FairQueueServesTheWaiterWhoseCancelledPredecessorWasCle
   EXPECT_EQ(w.q.linked_nodes(), 1u);
 }
 
-// And the race that leaves a frozen node behind the head: p and a both time
-// out, p's clean unlinks p, and a's clean, still taking p for a's
-// predecessor, freezes a.next and fails. a must not stay linked for ever
-// (§3.3.3 leaves at most one cancelled node): the failed clean unlinks it
-// from its new predecessor.
-TEST(SynchronousChannel, FairQueueUnlinksACancelledNodeWhoseCleanLostItsPredecessor) {
-  QueueOfWaiters w(3);
-  d::DualNode *p = w.nodes[0], *a = w.nodes[1];
-  {
-    d::EpochGuard guard;
-    p->claim.store(d::kCancelled);
-    a->claim.store(d::kCancelled);
-    ASSERT_TRUE(QueueOfWaiters::Peer::unsplice(w.q, w.dummy, p));  // p's clean
-    EXPECT_FALSE(QueueOfWaiters::Peer::unsplice(w.q, p, a));       // a's clean, behind: p has left
-    EXPECT_EQ(w.q.linked_nodes(), 2u);                             // the dummy and b: a is gone too
+// p and a both time out, and p's clean unlinks p first. a's clean, still
+// taking p for a's predecessor, either tries its unsplice (it read p.next
+// before p left), which freezes a.next and fails, or starts after p left and
+// finds p.next frozen, where the paper's loop stops at once (Java's casNext
+// on the dead p "succeeds" and leaves a linked just the same). Either way a
+// must not stay linked (§3.3.3 leaves at most one cancelled node): it is
+// swept out, and b is served.
+TEST(SynchronousChannel, FairQueueUnlinksACancelledNodeWhosePredecessorLeftFirst) {
+  for (bool whole_clean : {false, true}) {
+    SCOPED_TRACE(whole_clean ? "a's clean starts after p left" : "a's unsplice fails");
+    QueueOfWaiters w(3);
+    d::DualNode *p = w.nodes[0], *a = w.nodes[1];
+    {
+      d::EpochGuard guard;
+      p->claim.store(d::kCancelled);
+      a->claim.store(d::kCancelled);
+      ASSERT_TRUE(QueueOfWaiters::Peer::unsplice(w.q, w.dummy, p));  // p's clean
+      if (whole_clean)
+        QueueOfWaiters::Peer::clean(w.q, p, a);
+      else
+        EXPECT_FALSE(QueueOfWaiters::Peer::unsplice(w.q, p, a));
+      EXPECT_EQ(w.q.linked_nodes(), 2u);  // the dummy and b: a is gone too
+    }
+    EXPECT_EQ(w.send(9), d::TransferStatus::success);
+    EXPECT_EQ(w.slots[2], 9);
+    EXPECT_FALSE(w.slots[1].has_value());
   }
-  EXPECT_EQ(w.send(9), d::TransferStatus::success);
-  EXPECT_EQ(w.slots[2], 9);
-  EXPECT_FALSE(w.slots[1].has_value());
-}
-
-// The same two timeouts, but a's clean comes after p's has finished: it
-// finds its pred's next frozen and, in the paper's loop, stops at once (in
-// Java, p.casNext on the dead p succeeds and a stays linked just the same).
-// a is not the head, so the clean sweeps it out.
-TEST(SynchronousChannel, FairQueueCleanUnlinksANodeWhosePredecessorLeftFirst) {
-  QueueOfWaiters w(3);
-  d::DualNode *p = w.nodes[0], *a = w.nodes[1];
-  {
-    d::EpochGuard guard;
-    p->claim.store(d::kCancelled);
-    a->claim.store(d::kCancelled);
-    ASSERT_TRUE(QueueOfWaiters::Peer::unsplice(w.q, w.dummy, p));  // p's clean
-    QueueOfWaiters::Peer::clean(w.q, p, a);                        // a's clean, with p for its pred
-    EXPECT_EQ(w.q.linked_nodes(), 2u);                             // the dummy and b
-  }
-  EXPECT_EQ(w.send(5), d::TransferStatus::success);
-  EXPECT_EQ(w.slots[2], 5);
 }
 
 TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {
