@@ -48,14 +48,17 @@ void DualQueueCore::advance_head(DualNode* h, DualNode* nh) noexcept {
   if (head_.compare_exchange_strong(expected, nh, std::memory_order_seq_cst)) drop_hold(h);
 }
 
-bool DualQueueCore::unsplice(DualNode* pred, DualNode* s) noexcept {
-  if (s->next.load(std::memory_order_seq_cst) == 0) return false;  // s is last: it stays
+bool DualQueueCore::unlink_after(DualNode* pred, DualNode* s) noexcept {
   const std::uintptr_t sn = freeze_next(s) & ~kMarked;
   std::uintptr_t expected = link_of(s);
-  if (pred->next.compare_exchange_strong(expected, sn, std::memory_order_seq_cst)) {
-    drop_hold(s);
-    return true;
-  }
+  if (!pred->next.compare_exchange_strong(expected, sn, std::memory_order_seq_cst)) return false;
+  drop_hold(s);
+  return true;
+}
+
+bool DualQueueCore::unsplice(DualNode* pred, DualNode* s) noexcept {
+  if (s->next.load(std::memory_order_seq_cst) == 0) return false;  // s is last: it stays
+  if (unlink_after(pred, s)) return true;
   sweep_cancelled();  // pred left first: s stays linked, frozen, unless unlinked from its new pred
   return false;
 }
@@ -64,12 +67,11 @@ void DualQueueCore::sweep_cancelled() noexcept {
   // A node is frozen before it leaves, so a p whose next is not marked is
   // linked, and a frozen n behind it was never the head (every node before a
   // head is frozen): n is a cancelled node whose unsplice failed or is under
-  // way. A cancelled n that is not last is unlinked as unsplice() does it:
-  // freeze n.next (final from then on), then one CAS on p.next, which races
-  // only with other unlinks of n through the same word.
+  // way. A cancelled n that is not last is unlinked as unsplice() does it
+  // (unlink_after), racing only with other unlinks of n through p.next.
   DualNode* p = head_.load(std::memory_order_seq_cst);
   while (p) {
-    std::uintptr_t link = p->next.load(std::memory_order_seq_cst);
+    const std::uintptr_t link = p->next.load(std::memory_order_seq_cst);
     DualNode* n = node_of(link);
     if (n == nullptr) return;
     const std::uintptr_t after = n->next.load(std::memory_order_seq_cst);
@@ -85,9 +87,7 @@ void DualQueueCore::sweep_cancelled() noexcept {
       advance_tail(t, node_of(tn));
       continue;
     }
-    const std::uintptr_t successor = freeze_next(n) & ~kMarked;
-    if (p->next.compare_exchange_strong(link, successor, std::memory_order_seq_cst)) drop_hold(n);
-    // and look at p's successor again
+    unlink_after(p, n);  // and look at p's successor again
   }
 }
 

@@ -49,6 +49,9 @@ class DualQueueCore final : public SyncTransferer {
   // s stays linked, frozen (later as the head, perhaps): a frozen next
   // means "link nothing here", not "off the list".
   bool unsplice(DualNode* pred, DualNode* s) noexcept;
+  // The unlink itself: freezes s.next (final from then on), then CASes
+  // pred.next from s to s's successor; false when pred.next is no longer s.
+  bool unlink_after(DualNode* pred, DualNode* s) noexcept;
   // Unlinks every cancelled node behind the head but the last, frozen ones
   // (left linked by failed unsplices) included, so that at most the paper's
   // one cancelled node stays. Walks the list: called only where a race left
