@@ -98,7 +98,11 @@ void pooled_thread_main(PooledThread* self, std::vector<Worker*> to_create) {
       // A runtime whose workers cannot all get a thread would wait for ever:
       // say so and stop (the runtime's constructor reports a failure of its
       // own creations as an exception).
-      std::fprintf(stderr, "weft: could not create a worker thread: %s\n", e.what());
+      std::fprintf(stderr,
+                   "weft: could not create a worker thread (%s); the process may be at its thread limit "
+                   "(ulimit -u, /proc/sys/kernel/threads-max) or out of memory: use fewer workers "
+                   "(Config::workers, WEFT_WORKERS)\n",
+                   e.what());
       std::abort();
     }
   }
