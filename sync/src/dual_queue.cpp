@@ -75,6 +75,10 @@ void DualQueueCore::sweep_cancelled() noexcept {
     DualNode* n = node_of(link);
     if (n == nullptr) return;
     const std::uintptr_t after = n->next.load(std::memory_order_seq_cst);
+    if (!(link & kMarked) && after == 0 && is_cancelled(n)) {
+      remember(p);  // n is last: it can leave only once something follows it
+      return;
+    }
     if ((link & kMarked) || after == 0 || !((after & kMarked) || is_cancelled(n))) {
       p = n;  // p is leaving (n cannot be unlinked from it), n is last, or n waits
       continue;
@@ -89,6 +93,14 @@ void DualQueueCore::sweep_cancelled() noexcept {
     }
     unlink_after(p, n);  // and look at p's successor again
   }
+}
+
+bool DualQueueCore::remember(DualNode* pred) noexcept {
+  if (clean_me_.load(std::memory_order_seq_cst) != nullptr || !try_hold(pred)) return false;
+  DualNode* expected = nullptr;
+  if (clean_me_.compare_exchange_strong(expected, pred, std::memory_order_seq_cst)) return true;
+  drop_hold(pred);
+  return false;
 }
 
 TransferStatus DualQueueCore::transfer(void* slot, bool is_data, const Patience& patience) {
@@ -202,13 +214,17 @@ void DualQueueCore::clean(DualNode* pred, DualNode* s) noexcept {
       const bool settled = (dl & kMarked) || d == nullptr || !is_cancelled(d) || (d != t && unsplice(dp, d));
       if (settled) {
         DualNode* expected = dp;
-        if (clean_me_.compare_exchange_strong(expected, nullptr, std::memory_order_seq_cst)) drop_hold(dp);
+        if (clean_me_.compare_exchange_strong(expected, nullptr, std::memory_order_seq_cst)) {
+          drop_hold(dp);
+          // Look for a cancelled node nobody remembers now: d itself, if dp
+          // was unlinked (cancelled) rather than dequeued, or a last node
+          // whose clean found cleanMe taken (sweep_cancelled remembers it).
+          sweep_cancelled();
+        }
       }
       if (dp == pred) return;  // s is already saved
-    } else if (try_hold(pred)) {
-      DualNode* expected = nullptr;
-      if (clean_me_.compare_exchange_strong(expected, pred, std::memory_order_seq_cst)) return;  // postpone
-      drop_hold(pred);
+    } else if (remember(pred)) {
+      return;  // postpone
     }
   }
   // pred.next frozen on s: pred left or is leaving. s is then the head (its

@@ -205,11 +205,15 @@ struct QueueOfWaiters {
   static constexpr std::uint8_t kRequest = 0;  // dual_queue.cpp's request mode
   using Peer = d::DualQueueCoreTestPeer;
 
-  explicit QueueOfWaiters(std::size_t n) : slots(n) {
-    for (auto& slot : slots) {
-      nodes.push_back(d::new_dual_node(kRequest, &slot, 2));  // the list's hold and its owner's
-      Peer::append(q, nodes.back());
-    }
+  // n waiters now, room for `later` more (add()).
+  explicit QueueOfWaiters(std::size_t n, std::size_t later = 0) : slots(n + later) {
+    for (std::size_t i = 0; i < n; ++i) add();
+  }
+  // One more waiter, linked behind the last node.
+  d::DualNode* add() {
+    nodes.push_back(d::new_dual_node(kRequest, &slots.at(nodes.size()), 2));  // the list's hold and its owner's
+    Peer::append(q, nodes.back());
+    return nodes.back();
   }
   ~QueueOfWaiters() {
     for (d::DualNode* n : nodes) d::drop_hold(n);
@@ -293,6 +297,88 @@ TEST(SynchronousChannel, FairQueueUnlinksACancelledNodeWhosePredecessorLeftFirst
     EXPECT_EQ(w.slots[2], 9);
     EXPECT_FALSE(w.slots[1].has_value());
   }
+}
+
+// Behind a waiter a, s times out while last, so its clean remembers it
+// (cleanMe = a). x joins and times out, last in turn: its clean unlinks s
+// through cleanMe, then finds its own pred, s, gone. x is still linked, and
+// last, so nothing can unlink it yet: it must be remembered in s's place, or
+// a third cancelled waiter y, remembered behind it, leaves two cancelled
+// nodes linked (§3.3.3 leaves at most one).
+TEST(SynchronousChannel, FairQueueRemembersACancelledLastNodeWhosePredecessorLeft) {
+  QueueOfWaiters w(2, 3);
+  d::DualNode *a = w.nodes[0], *s = w.nodes[1];
+  {
+    d::EpochGuard guard;
+    s->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, a, s);  // s is last: remembered, still linked
+    EXPECT_EQ(w.q.linked_nodes(), 3u);
+    d::DualNode* x = w.add();
+    x->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, s, x);  // unlinks s; x is last
+    EXPECT_EQ(w.q.linked_nodes(), 3u);       // the dummy, a and x
+    d::DualNode* y = w.add();
+    y->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, x, y);  // x is unlinked now; y is last
+    EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";
+  }
+  EXPECT_EQ(w.send(4), d::TransferStatus::success);  // a, then a waiter behind them, are served
+  EXPECT_EQ(w.slots[0], 4);
+  w.add();
+  EXPECT_EQ(w.send(5), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[4], 5);
+}
+
+// Behind a waiter a, s times out while last and is remembered through its
+// pred p (cleanMe = p); then p times out and its clean unlinks p. s is still
+// linked, behind a, but cleanMe names p, which has left: the next clean
+// (y's) must not only drop p but also deal with s, or s and y both stay.
+TEST(SynchronousChannel, FairQueueCleansANodeWhoseRememberedPredecessorWasUnlinked) {
+  QueueOfWaiters w(3, 2);
+  d::DualNode *a = w.nodes[0], *p = w.nodes[1], *s = w.nodes[2];
+  {
+    d::EpochGuard guard;
+    s->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, p, s);  // s is last: cleanMe = p
+    p->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, a, p);  // p is not last: unlinked
+    EXPECT_EQ(w.q.linked_nodes(), 3u);       // the dummy, a and s
+    d::DualNode* y = w.add();
+    y->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, s, y);  // y is last
+    EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";
+  }
+  EXPECT_EQ(w.send(4), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[0], 4);
+  w.add();
+  EXPECT_EQ(w.send(5), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[4], 5);
+}
+
+// Behind a waiter a, d times out while last and is remembered (cleanMe =
+// a). x joins and times out too, but its clean found cleanMe taken (by d's
+// pred) and so left x linked, last and not remembered. When y's clean then
+// unlinks d through cleanMe, it must look for such a node: else it
+// remembers y and leaves x linked for good.
+TEST(SynchronousChannel, FairQueueLooksForAnUnrememberedNodeWhenItClearsCleanMe) {
+  QueueOfWaiters w(2, 3);
+  d::DualNode *a = w.nodes[0], *dn = w.nodes[1];
+  {
+    d::EpochGuard guard;
+    dn->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, a, dn);  // cleanMe = a
+    d::DualNode* x = w.add();
+    x->claim.store(d::kCancelled);           // its clean could not remember it
+    d::DualNode* y = w.add();
+    y->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, x, y);
+    EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";  // the dummy, a, y
+  }
+  EXPECT_EQ(w.send(4), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[0], 4);
+  w.add();
+  EXPECT_EQ(w.send(5), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[4], 5);
 }
 
 TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {

@@ -57,7 +57,12 @@ class DualQueueCore final : public SyncTransferer {
   // one cancelled node stays. Walks the list: called only where a race left
   // a cancelled node that no clean would unlink (a failed unsplice, a clean
   // whose pred left first).
+  // A cancelled last node found there is remembered (cleanMe), as clean()
+  // remembers its own.
   void sweep_cancelled() noexcept;
+  // Saves pred in cleanMe (with a hold) unless another node is saved there:
+  // its successor, cancelled and last, is unlinked by a later clean.
+  bool remember(DualNode* pred) noexcept;
   // The paper's clean(pred, s) (§3.3.3, Listing 7).
   void clean(DualNode* pred, DualNode* s) noexcept;
   TransferStatus await_partner(DualNode* s, DualNode* pred, bool is_data, const Patience& patience);
