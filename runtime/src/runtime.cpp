@@ -72,14 +72,28 @@ class TopologyOrderLoader {
   }
 
   // `rt` wants the topology's steal order for `cpus` once it is loaded.
+  // Starts the loader's thread unless it runs or is promised.
   void request(RuntimeImpl* rt, const Config& config, std::vector<int> cpus) {
-    static const bool registered = std::atexit(&TopologyOrderLoader::at_exit) == 0;
-    (void)registered;
     std::lock_guard lock(mutex_);
     pending_.push_back({rt, config, std::move(cpus)});
-    if (running_) return;
-    running_ = true;
-    std::thread([this] { run(); }).detach();
+    if (!running_ && !promised_) start_locked();
+  }
+
+  // A runtime about to create worker threads lets one of them start the
+  // loader's thread (start_promised, through WorkerThreads): creating it
+  // on the constructor's path cost a 16-worker cold start 50-100 us
+  // (bench/results/16core-2026-11-27b.md); the thread first waits
+  // kTopologyLoadDelay anyway.
+  void promise() {
+    std::lock_guard lock(mutex_);
+    if (!running_) promised_ = true;
+  }
+  static void start_promised() {
+    TopologyOrderLoader& l = instance();
+    std::lock_guard lock(l.mutex_);
+    if (!l.promised_) return;
+    l.promised_ = false;
+    if (!l.running_ && !l.exiting_) l.start_locked();
   }
 
   // `rt` is stopping: its order is never installed (after this returns, the
@@ -96,6 +110,13 @@ class TopologyOrderLoader {
     Config config;
     std::vector<int> cpus;
   };
+
+  void start_locked() {
+    static const bool registered = std::atexit(&TopologyOrderLoader::at_exit) == 0;
+    (void)registered;
+    running_ = true;
+    std::thread([this] { run(); }).detach();
+  }
 
   void run() {
     // SCHED_IDLE: the load must not take a CPU from a worker that wakes up
@@ -152,6 +173,7 @@ class TopologyOrderLoader {
   std::condition_variable done_;  // the thread is done
   std::vector<Request> pending_;
   bool running_ = false;
+  bool promised_ = false;  // a worker thread will start the thread (start_promised)
   bool exiting_ = false;
 };
 }  // namespace
@@ -171,24 +193,30 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
   if (config_.hosted_worker && config_.workers < 2)
     throw std::invalid_argument("weft: Config::hosted_worker needs at least 2 workers (this configuration has " +
                                 std::to_string(config_.workers) + "): worker 0 runs only inside Runtime::host");
-  for (int i = 0; i < config_.workers; ++i) {
-    const int cpu = cpus[static_cast<std::size_t>(i)];
-    const int node = config_.pin_workers ? sched::os_node_of_cpu(cpu) : -1;
-    workers_.emplace_back(new (Worker::OnNode{node}) Worker(this, i, cpu, node));
-  }
+  // The workers' threads first: new ones come up (in parallel) while the
+  // workers are constructed, which on 16 CPUs took as long as creating them
+  // (bench/results/16core-2026-11-27b.md).
+  std::vector<int> thread_cpus;
+  for (int i = config_.hosted_worker ? 1 : 0; i < config_.workers; ++i)
+    thread_cpus.push_back(config_.pin_workers ? cpus[static_cast<std::size_t>(i)] : -1);
   // The steal order wants the machine model. hwloc takes milliseconds to load
   // (`weft-bench startup`), so unless it is already loaded (an earlier
   // Runtime, a placement policy, a topology file), the workers start with a
   // round-robin order and a helper thread installs the topology's order.
   const bool load_later = steal_order_uses_topology(cpus) && !machine_topology_loaded(config_.topology_file);
+  if (load_later) TopologyOrderLoader::instance().promise();
+  WorkerThreads threads(thread_cpus, load_later ? &TopologyOrderLoader::start_promised : nullptr);
+  for (int i = 0; i < config_.workers; ++i) {
+    const int cpu = cpus[static_cast<std::size_t>(i)];
+    const int node = config_.pin_workers ? sched::os_node_of_cpu(cpu) : -1;
+    workers_.emplace_back(new (Worker::OnNode{node}) Worker(this, i, cpu, node));
+  }
   set_steal_orders(load_later ? round_robin_orders_with_distances(config_.workers)
                               : steal_orders_with_distances(config_, cpus));
   retain_overflow_handler();
   if (config_.hosted_worker) workers_[0]->become_hosted();
-  std::vector<Worker*> threaded;  // all at once: new threads are created in parallel
-  for (auto& w : workers_)
-    if (!w->hosted()) threaded.push_back(w.get());
-  start_worker_threads(threaded);
+  for (std::size_t i = config_.hosted_worker ? 1 : 0, t = 0; i < workers_.size(); ++i, ++t)
+    threads.start(t, workers_[i].get());
   if (load_later) {
     TopologyOrderLoader::instance().request(this, config_, std::move(cpus));
     topology_requested_ = true;

@@ -90,23 +90,11 @@ void release_overflow_handler() {
   sigaction(SIGBUS, &previous_bus, nullptr);
 }
 
-void* install_overflow_altstack() {
-  constexpr std::size_t kSize = 64 * 1024;
-  void* mem = std::malloc(kSize);
-  if (!mem) return nullptr;
+void install_overflow_altstack(void* memory, std::size_t bytes) {
   stack_t ss{};
-  ss.ss_sp = mem;
-  ss.ss_size = kSize;
+  ss.ss_sp = memory;
+  ss.ss_size = bytes;
   sigaltstack(&ss, nullptr);
-  return mem;
-}
-
-void remove_overflow_altstack(void* stack) {
-  if (!stack) return;
-  stack_t ss{};
-  ss.ss_flags = SS_DISABLE;
-  sigaltstack(&ss, nullptr);
-  std::free(stack);
 }
 
 }  // namespace weft::detail

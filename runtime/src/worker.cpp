@@ -122,7 +122,7 @@ Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
 
 Worker::~Worker() = default;
 
-void Worker::start() { start_worker_threads({this}); }
+void Worker::start() { WorkerThreads({pinned_cpu()}).start(0, this); }
 void Worker::join_thread() { exit_.wait(); }
 int Worker::pinned_cpu() const { return rt_->config().pin_workers ? os_cpu_ : -1; }
 

@@ -3,14 +3,20 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
-#include <thread>
+#include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "futex.hpp"
 #include "stack_overflow.hpp"
@@ -27,16 +33,37 @@ namespace {
 // phase, `weft-bench startup`'s warm case) finds its threads awake, as
 // oneTBB's finds its market's workers still spinning.
 constexpr auto kPooledSpin = std::chrono::microseconds(50);
+// A new thread's first job comes once its runtime has constructed its
+// workers (a few hundred microseconds on 16 CPUs): it looks that long before
+// it sleeps, so that the runtime does not wait for it to wake up, and offers
+// its CPU at every look, since the constructing thread may share it (on 2
+// CPUs, offering it every 16th look made a 2-worker start 6x slower).
+constexpr auto kFirstJobSpin = std::chrono::milliseconds(2);
+
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102  // Linux 6.13 (include/uapi/asm-generic/mman-common.h)
+#endif
+
+}  // namespace
 
 // One pooled kernel thread.
 struct PooledThread {
   std::atomic<std::uint32_t> word{0};  // bumped when a job arrives
   std::atomic<bool> sleeping{false};   // on the futex: a new job must wake it
   Worker* job = nullptr;
-  cpu_set_t original{};                // the mask it was created with (where unpinned workers may run)
-  void* altstack = nullptr;            // its signal stack, kept for the life of the thread (the process's)
+  cpu_set_t original{};                // the process's mask when it was created (where unpinned workers run)
   int pinned_to = -1;                  // the CPU it is pinned to, -1: its original mask (read under the pool lock)
+  bool created = false;                // its kernel thread exists or is being created (the creator's view)
+  // How it is created (the constructor prepares it, create_threads uses it).
+  pthread_attr_t attr{};               // detached, on its stack, on its CPU
+  char* guard = nullptr;               // the page below its stack
+  char* signal_stack = nullptr;        // kSignalStack bytes, above its stack
+  PooledThread* const* share = nullptr;  // the threads it creates before it waits for its first job
+  std::size_t share_size = 0;
+  void (*meanwhile)() = nullptr;         // then runs this (WorkerThreads)
 };
+
+namespace {
 
 std::mutex& pool_mutex() {
   static auto* m = new std::mutex;  // never destroyed: pooled threads outlive static destruction
@@ -48,15 +75,16 @@ std::vector<PooledThread*>& idle_threads() {
 }
 
 // Spins for kPooledSpin (offering the CPU every ~16 rounds: the thread that
-// will start a runtime may share it), then sleeps until `word` moves on from
-// `seen`. `sleeping` and `word` form a Dekker pair with start_on_idle_thread:
-// one of the two sees the other, so a job is never left unwoken.
+// will start a runtime may share it; kFirstJobSpin for the first job), then
+// sleeps until `word` moves on from `seen`. `sleeping` and `word` form a Dekker pair with hand_over: one of
+// the two sees the other, so a job is never left unwoken.
 void wait_for_job(PooledThread* self, std::uint32_t seen) {
   using clock = std::chrono::steady_clock;
-  const auto until = clock::now() + kPooledSpin;
+  const auto until = clock::now() + (seen == 0 ? kFirstJobSpin : kPooledSpin);
+  const std::uint32_t yield_every = seen == 0 ? 1 : 16;
   for (std::uint32_t round = 1;; ++round) {
     if (self->word.load(std::memory_order_acquire) != seen) return;
-    if ((round & 15) == 0) {
+    if (round % yield_every == 0) {
       if (clock::now() >= until) break;
       sched_yield();
     }
@@ -67,49 +95,117 @@ void wait_for_job(PooledThread* self, std::uint32_t seen) {
   self->sleeping.store(false, std::memory_order_relaxed);
 }
 
-void pooled_thread_main(PooledThread* self, std::vector<Worker*> to_create);
+// The memory of a batch of new threads, one mapping for all of them: each
+// has [guard page][stack][signal stack]. glibc mapped each stack itself (an
+// mmap and an mprotect), and the signal stack came from malloc, whose first
+// call on a thread creates that thread's arena (an mmap, an munmap, an
+// mprotect): with 16 workers those ~100 calls took turns on the process's
+// mmap lock with the rest of the start (bench/results/16core-2026-11-27b.md).
+// Mapped once per thread for the life of the process, as the threads live.
+constexpr std::size_t kThreadStack = 1 << 20;  // the scheduler's; ULTs run on stacks of their own
+constexpr std::size_t kSignalStack = 64 * 1024;
 
-// Creates a thread for each of `jobs`, in parallel: each creation costs its
-// creator a clone3 and the mmap + mprotect of the new thread's stack, and
-// one thread creating all of them made the last worker wait for every one
-// (bench/results/startup-2core.md). The caller hands the upper half of its
-// jobs to a new thread, which creates their threads the same way before it
-// runs its own job, and goes on with the lower half: n threads exist after
-// ~log2(n) rounds, and the caller made log2(n) of them. Called before the
-// creator pins itself, so the new threads start with the process's mask.
-void create_threads(std::vector<Worker*> jobs) {
-  while (!jobs.empty()) {
-    const std::size_t half = jobs.size() / 2;
-    auto* t = new PooledThread;  // lives as long as the process
-    pthread_getaffinity_np(pthread_self(), sizeof t->original, &t->original);
-    t->job = jobs[half];
-    t->word.store(1, std::memory_order_relaxed);  // its first job is there from the start
-    std::vector<Worker*> its_share(jobs.begin() + static_cast<long>(half) + 1, jobs.end());
-    jobs.resize(half);
-    std::thread(pooled_thread_main, t, std::move(its_share)).detach();
+void map_thread_memory(const std::vector<PooledThread*>& threads) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t slot = page + kThreadStack + kSignalStack;
+  void* base = mmap(nullptr, slot * threads.size(), PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (base == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "weft: no memory for worker threads' stacks");
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    PooledThread* t = threads[i];
+    t->guard = static_cast<char*>(base) + i * slot;
+    t->signal_stack = t->guard + page + kThreadStack;
+    cpu_set_t where = t->original;
+    if (t->pinned_to >= 0) {
+      CPU_ZERO(&where);
+      CPU_SET(t->pinned_to, &where);
+    }
+    pthread_attr_init(&t->attr);
+    pthread_attr_setdetachstate(&t->attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstack(&t->attr, t->guard + page, kThreadStack);
+    pthread_attr_setaffinity_np(&t->attr, sizeof where, &where);
   }
 }
 
-void pooled_thread_main(PooledThread* self, std::vector<Worker*> to_create) {
-  if (!to_create.empty()) {
+// On the new thread: its guard page and its signal stack.
+void install_guard_and_signal_stack(PooledThread* self) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  if (madvise(self->guard, page, MADV_GUARD_INSTALL) != 0) mprotect(self->guard, page, PROT_NONE);
+  install_overflow_altstack(self->signal_stack, kSignalStack);
+}
+
+// Gives idle thread t its next job.
+void hand_over(PooledThread* t, Worker* w) {
+  t->job = w;
+  t->word.fetch_add(1, std::memory_order_seq_cst);
+  if (t->sleeping.load(std::memory_order_seq_cst)) futex_wake(&t->word, 1);  // a spinning one sees the word
+}
+
+// The threads read their shares from a batch's list while they create
+// theirs (PooledThread::share): it is kept as long as they are.
+const std::vector<PooledThread*>& keep_creation_plan(const std::vector<PooledThread*>& batch) {
+  static auto* plans = new std::vector<std::unique_ptr<const std::vector<PooledThread*>>>;
+  std::lock_guard lock(pool_mutex());
+  plans->push_back(std::make_unique<const std::vector<PooledThread*>>(batch));
+  return *plans->back();
+}
+
+void give_back(PooledThread* t) {
+  std::lock_guard lock(pool_mutex());
+  idle_threads().push_back(t);
+}
+
+void* pooled_thread_main(void* self);
+
+// Creates the kernel thread of each of `threads`, in parallel: each creation
+// costs its creator a clone3 (and took, with glibc's stacks, an mmap and an
+// mprotect), and one thread creating all of them made the last worker wait
+// for every one (bench/results/startup-2core.md). The caller hands the upper
+// half to a new thread, which creates their threads the same way before it
+// waits for its job, and goes on with the lower half: n threads exist after
+// ~log2(n) rounds, and the caller made log2(n) of them. Each thread is
+// created on its CPU (the affinity in its attributes, applied before it
+// first runs) rather than pinning itself once running, which migrated a
+// running thread (bench/results/16core-2026-11-27b.md).
+// `created` is the constructor's record (for its failure path): only the
+// first caller keeps it. Allocates nothing (see map_thread_memory).
+void create_threads(PooledThread* const* threads, std::size_t n, bool keep_record) {
+  while (n > 0) {
+    const std::size_t half = n / 2;
+    PooledThread* t = threads[half];
+    t->share = threads + half + 1;
+    t->share_size = n - half - 1;
+    n = half;
+    pthread_t id;
+    const int error = pthread_create(&id, &t->attr, pooled_thread_main, t);
+    if (error != 0) throw std::system_error(error, std::generic_category(), "weft: could not create a worker thread");
+    if (!keep_record) continue;
+    t->created = true;  // and its share will be, or the process stops (pooled_thread_main)
+    for (std::size_t i = 0; i < t->share_size; ++i) t->share[i]->created = true;
+  }
+}
+
+void* pooled_thread_main(void* arg) {
+  auto* const self = static_cast<PooledThread*>(arg);
+  install_guard_and_signal_stack(self);
+  if (self->share_size > 0) {
     try {
-      create_threads(std::exchange(to_create, {}));
+      create_threads(self->share, self->share_size, false);
     } catch (const std::exception& e) {
       // A runtime whose workers cannot all get a thread would wait for ever:
       // say so and stop (the runtime's constructor reports a failure of its
       // own creations as an exception).
       std::fprintf(stderr,
-                   "weft: could not create a worker thread (%s); the process may be at its thread limit "
-                   "(ulimit -u, /proc/sys/kernel/threads-max) or out of memory: use fewer workers "
-                   "(Config::workers, WEFT_WORKERS)\n",
+                   "%s; the process may be at its thread limit (ulimit -u, /proc/sys/kernel/threads-max) "
+                   "or out of memory: use fewer workers (Config::workers, WEFT_WORKERS)\n",
                    e.what());
       std::abort();
     }
   }
-  // Nothing allocated may live in this frame from here on: while the thread
-  // runs a ULT, LeakSanitizer scans that ULT's stack, not this one (the
-  // leftover buffer of a moved-from vector was reported leaked at exit()).
-  self->altstack = install_overflow_altstack();
+  if (void (*f)() = std::exchange(self->meanwhile, nullptr)) f();
+  // Nothing allocated may live in this frame: while the thread runs a ULT,
+  // LeakSanitizer scans that ULT's stack, not this one (a moved-from
+  // vector's buffer left here was once reported leaked at exit()).
   std::uint32_t seen = 0;
   while (true) {
     wait_for_job(self, seen);
@@ -124,46 +220,71 @@ void pooled_thread_main(PooledThread* self, std::vector<Worker*> to_create) {
       self->pinned_to = cpu;
     }
     w->run_on_this_thread();  // returns when its runtime stops; the worker may be gone after
-    {
-      std::lock_guard lock(pool_mutex());
-      idle_threads().push_back(self);
-    }
+    give_back(self);
   }
 }
 
-// Gives `worker` an idle pooled thread, preferably one already pinned where
-// it runs (re-pinning a thread migrates it: a tenth of a warm runtime
-// start); false when none is idle.
-bool start_on_idle_thread(Worker* worker) {
-  PooledThread* t = nullptr;
-  {
-    std::lock_guard lock(pool_mutex());
-    auto& idle = idle_threads();
-    const int cpu = worker->pinned_cpu();
-    std::size_t pick = idle.size();
-    for (std::size_t i = idle.size(); i-- > 0;)
-      if (idle[i]->pinned_to == cpu) {
-        pick = i;
-        break;
-      }
-    if (pick == idle.size() && !idle.empty()) pick = idle.size() - 1;
-    if (pick == idle.size()) return false;
-    t = idle[pick];
-    idle.erase(idle.begin() + static_cast<long>(pick));
-  }
-  t->job = worker;
-  t->word.fetch_add(1, std::memory_order_seq_cst);
-  if (t->sleeping.load(std::memory_order_seq_cst)) futex_wake(&t->word, 1);  // a spinning one sees the word
-  return true;
+// An idle pooled thread for a worker pinned to `cpu`, preferably one pinned
+// there already (re-pinning a thread migrates it: a tenth of a warm runtime
+// start); null when none is idle.
+PooledThread* take_idle_thread(int cpu) {
+  std::lock_guard lock(pool_mutex());
+  auto& idle = idle_threads();
+  std::size_t pick = idle.size();
+  for (std::size_t i = idle.size(); i-- > 0;)
+    if (idle[i]->pinned_to == cpu) {
+      pick = i;
+      break;
+    }
+  if (pick == idle.size() && !idle.empty()) pick = idle.size() - 1;
+  if (pick == idle.size()) return nullptr;
+  PooledThread* t = idle[pick];
+  idle.erase(idle.begin() + static_cast<long>(pick));
+  return t;
 }
 
 }  // namespace
 
-void start_worker_threads(const std::vector<Worker*>& workers) {
-  std::vector<Worker*> need_new;
-  for (Worker* w : workers)
-    if (!start_on_idle_thread(w)) need_new.push_back(w);
-  create_threads(std::move(need_new));
+WorkerThreads::WorkerThreads(const std::vector<int>& cpus, void (*meanwhile)()) {
+  cpu_set_t original;
+  pthread_getaffinity_np(pthread_self(), sizeof original, &original);
+  std::vector<PooledThread*> need_new;
+  try {
+    for (int cpu : cpus) {
+      PooledThread* t = take_idle_thread(cpu);
+      if (!t) {
+        t = new PooledThread;  // lives as long as the process
+        t->original = original;
+        t->pinned_to = cpu;
+        need_new.push_back(t);
+      }
+      threads_.push_back(t);
+    }
+    if (!need_new.empty()) {
+      map_thread_memory(need_new);
+      // The last is a leaf reached first (worker_threads' tree): up early,
+      // with time to spare before its worker is ready.
+      need_new.back()->meanwhile = std::exchange(meanwhile, nullptr);
+      const std::vector<PooledThread*>& plan = keep_creation_plan(need_new);
+      create_threads(plan.data(), plan.size(), true);
+    }
+  } catch (...) {
+    for (PooledThread* t : threads_)  // taken from the pool, or created: idle again
+      if (t->created || std::find(need_new.begin(), need_new.end(), t) == need_new.end()) give_back(t);
+    if (!need_new.empty() && !need_new.back()->created && need_new.back()->meanwhile) need_new.back()->meanwhile();
+    throw;  // the threads that were never created stay unused
+  }
+  if (meanwhile) meanwhile();  // no new thread to run it
+}
+
+WorkerThreads::~WorkerThreads() {
+  for (PooledThread* t : threads_)
+    if (t) give_back(t);
+}
+
+void WorkerThreads::start(std::size_t i, Worker* w) {
+  hand_over(threads_.at(i), w);
+  threads_[i] = nullptr;
 }
 
 void WorkerExit::mark_exited() {

@@ -12,10 +12,30 @@
 namespace weft::detail {
 
 class Worker;
+struct PooledThread;
 
-// Runs each worker's run_on_this_thread() on an idle pooled thread, or a
-// new one (new ones are created in parallel: worker_threads.cpp).
-void start_worker_threads(const std::vector<Worker*>& workers);
+// The threads of a runtime's workers, taken before the workers exist: one
+// for each entry of `cpus` (the CPU that worker will be pinned to, -1: not
+// pinned), an idle pooled thread where there is one (preferably one pinned
+// there already), a new one otherwise. New threads are created in parallel,
+// already on their CPU, and wait for their worker, so that the runtime
+// constructs its workers while they come up (worker_threads.cpp).
+// `meanwhile`, if given, runs once on one of the new threads before it waits
+// for its worker (on the caller when no thread is new): work that need not
+// delay the runtime's start.
+class WorkerThreads {
+ public:
+  explicit WorkerThreads(const std::vector<int>& cpus, void (*meanwhile)() = nullptr);
+  ~WorkerThreads();  // threads given no worker go back to the pool
+  WorkerThreads(const WorkerThreads&) = delete;
+  WorkerThreads& operator=(const WorkerThreads&) = delete;
+
+  // The i-th thread runs w->run_on_this_thread(); w->pinned_cpu() is cpus[i].
+  void start(std::size_t i, Worker* w);
+
+ private:
+  std::vector<PooledThread*> threads_;
+};
 
 // Lets a worker thread say it left its worker (stopped_ word) and wait for it.
 class WorkerExit {
