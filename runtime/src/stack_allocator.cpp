@@ -103,14 +103,24 @@ class StackDepot {
     return *slot;
   }
 
-  // Appends one batch to `into` (warm ones first); false when the depot has none.
-  bool take(std::vector<StackCache::Entry>& into) {
+  // Appends one batch to `into`: warm ones first, then trimmed or never
+  // used ones, else from a new slab.
+  void take(std::vector<StackCache::Entry>& into) {
+    std::lock_guard lock(mutex_);  // held while mapping: the others then take from what it maps
+    if (warm_.empty() && trimmed_.empty()) map_slabs();
+    std::vector<Batch>& from = !warm_.empty() ? warm_ : trimmed_;
+    into.insert(into.end(), from.back().stacks.begin(), from.back().stacks.end());
+    from.pop_back();
+  }
+
+  // The caches that take from this depot (a worker's, on this node).
+  void attach() {
     std::lock_guard lock(mutex_);
-    std::vector<Batch>* from = !warm_.empty() ? &warm_ : !trimmed_.empty() ? &trimmed_ : nullptr;
-    if (!from) return false;
-    into.insert(into.end(), from->back().stacks.begin(), from->back().stacks.end());
-    from->pop_back();
-    return true;
+    ++caches_;
+  }
+  void detach() {
+    std::lock_guard lock(mutex_);
+    --caches_;
   }
 
   void give(std::vector<StackCache::Entry> stacks) {
@@ -119,17 +129,30 @@ class StackDepot {
     any_warm().store(true, std::memory_order_relaxed);
   }
 
-  // Maps a new slab; its stacks are appended to `into` as fresh entries.
-  void map_slab(std::vector<StackCache::Entry>& into) {
+  // Maps new slabs (under mutex_), one batch of fresh stacks each. The
+  // first time, one for every attached cache: a runtime's workers all want
+  // their first stacks at once, and one mapping (an mmap and an mbind) for
+  // all of them is what their 16 mappings cost one of them, which matters
+  // because mappings take turns on the process's mmap lock
+  // (bench/results/16core-2026-11-27b.md). Later, one.
+  void map_slabs() {
     const std::size_t slot = page_bytes() + usable_;
     const std::size_t n = slots_per_slab(slot);
-    void* base = mmap(nullptr, n * slot, PROT_READ | PROT_WRITE,
+    const std::size_t slabs = slabs_mapped_ == 0 ? std::max<std::size_t>(caches_, 1) : 1;
+    void* base = mmap(nullptr, slabs * n * slot, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (base == MAP_FAILED) throw std::bad_alloc();
-    sched::prefer_node(base, n * slot, os_node_);
-    // Lowest slot last, so that the LIFO cache hands out stacks in address order.
-    for (std::size_t i = n; i-- > 0;)
-      into.push_back({static_cast<char*>(base) + i * slot + page_bytes(), StackCache::kFresh, StackGuard::marker});
+    sched::prefer_node(base, slabs * n * slot, os_node_);
+    slabs_mapped_ += slabs;
+    for (std::size_t k = slabs; k-- > 0;) {
+      char* slab = static_cast<char*>(base) + k * n * slot;
+      Batch b{{}, epoch_};
+      b.stacks.reserve(n);
+      // Lowest slot last, so that the LIFO cache hands out stacks in address order.
+      for (std::size_t i = n; i-- > 0;)
+        b.stacks.push_back({slab + i * slot + page_bytes(), StackCache::kFresh, StackGuard::marker});
+      trimmed_.push_back(std::move(b));  // not resident: taken after any warm batch
+    }
   }
 
   // One trim step over every depot; see StackCache::trim_idle_depots.
@@ -202,6 +225,8 @@ class StackDepot {
   std::vector<Batch> trimmed_;  // memory given back
   std::uint64_t epoch_ = 0;
   Clock::time_point epoch_start_ = Clock::now();
+  std::size_t caches_ = 0;        // attached caches
+  std::size_t slabs_mapped_ = 0;
 };
 
 StackCache::StackCache(std::size_t usable_bytes, std::size_t keep, int os_node)
@@ -210,9 +235,11 @@ StackCache::StackCache(std::size_t usable_bytes, std::size_t keep, int os_node)
       os_node_(os_node),
       depot_(&StackDepot::of(usable_, os_node)) {
   free_.reserve(keep_ + kBatch + 1);
+  depot_->attach();
 }
 
 StackCache::~StackCache() {
+  depot_->detach();
   for (std::size_t i = 0; i < free_.size(); i += kBatch) {
     const std::size_t end = std::min(free_.size(), i + kBatch);
     depot_->give({free_.begin() + static_cast<long>(i), free_.begin() + static_cast<long>(end)});
@@ -227,7 +254,7 @@ Stack StackCache::prepare(Entry e) {
 }
 
 Stack StackCache::acquire_slow() {
-  if (!depot_->take(free_)) depot_->map_slab(free_);
+  depot_->take(free_);
   return acquire();
 }
 
