@@ -218,8 +218,23 @@ struct QueueOfWaiters {
   ~QueueOfWaiters() {
     for (d::DualNode* n : nodes) d::drop_hold(n);
   }
+  // One more waiter that has timed out already (its clean is the test's).
+  d::DualNode* add_cancelled() {
+    d::DualNode* n = add();
+    n->claim.store(d::kCancelled);
+    return n;
+  }
   // A sender that only meets a waiter already there.
   d::TransferStatus send(int v) { return q.transfer(&v, true, d::Patience::none()); }
+  // Senders still reach the first waiter, then one that joins now, past
+  // whatever cancelled nodes are left.
+  void expect_senders_reach_the_waiters() {
+    EXPECT_EQ(send(4), d::TransferStatus::success);
+    EXPECT_EQ(slots[0], 4);
+    add();
+    EXPECT_EQ(send(5), d::TransferStatus::success);
+    EXPECT_EQ(slots[nodes.size() - 1], 5);
+  }
 
   d::DualQueueCore q{&move_int, nullptr};
   d::DualNode* const dummy = Peer::head(q);
@@ -313,20 +328,14 @@ TEST(SynchronousChannel, FairQueueRemembersACancelledLastNodeWhosePredecessorLef
     s->claim.store(d::kCancelled);
     QueueOfWaiters::Peer::clean(w.q, a, s);  // s is last: remembered, still linked
     EXPECT_EQ(w.q.linked_nodes(), 3u);
-    d::DualNode* x = w.add();
-    x->claim.store(d::kCancelled);
+    d::DualNode* x = w.add_cancelled();
     QueueOfWaiters::Peer::clean(w.q, s, x);  // unlinks s; x is last
     EXPECT_EQ(w.q.linked_nodes(), 3u);       // the dummy, a and x
-    d::DualNode* y = w.add();
-    y->claim.store(d::kCancelled);
+    d::DualNode* y = w.add_cancelled();
     QueueOfWaiters::Peer::clean(w.q, x, y);  // x is unlinked now; y is last
     EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";
   }
-  EXPECT_EQ(w.send(4), d::TransferStatus::success);  // a, then a waiter behind them, are served
-  EXPECT_EQ(w.slots[0], 4);
-  w.add();
-  EXPECT_EQ(w.send(5), d::TransferStatus::success);
-  EXPECT_EQ(w.slots[4], 5);
+  w.expect_senders_reach_the_waiters();
 }
 
 // Behind a waiter a, s times out while last and is remembered through its
@@ -343,16 +352,11 @@ TEST(SynchronousChannel, FairQueueCleansANodeWhoseRememberedPredecessorWasUnlink
     p->claim.store(d::kCancelled);
     QueueOfWaiters::Peer::clean(w.q, a, p);  // p is not last: unlinked
     EXPECT_EQ(w.q.linked_nodes(), 3u);       // the dummy, a and s
-    d::DualNode* y = w.add();
-    y->claim.store(d::kCancelled);
+    d::DualNode* y = w.add_cancelled();
     QueueOfWaiters::Peer::clean(w.q, s, y);  // y is last
     EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";
   }
-  EXPECT_EQ(w.send(4), d::TransferStatus::success);
-  EXPECT_EQ(w.slots[0], 4);
-  w.add();
-  EXPECT_EQ(w.send(5), d::TransferStatus::success);
-  EXPECT_EQ(w.slots[4], 5);
+  w.expect_senders_reach_the_waiters();
 }
 
 // Behind a waiter a, d times out while last and is remembered (cleanMe =
@@ -367,18 +371,12 @@ TEST(SynchronousChannel, FairQueueLooksForAnUnrememberedNodeWhenItClearsCleanMe)
     d::EpochGuard guard;
     dn->claim.store(d::kCancelled);
     QueueOfWaiters::Peer::clean(w.q, a, dn);  // cleanMe = a
-    d::DualNode* x = w.add();
-    x->claim.store(d::kCancelled);           // its clean could not remember it
-    d::DualNode* y = w.add();
-    y->claim.store(d::kCancelled);
+    d::DualNode* x = w.add_cancelled();       // its clean could not remember it
+    d::DualNode* y = w.add_cancelled();
     QueueOfWaiters::Peer::clean(w.q, x, y);
     EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";  // the dummy, a, y
   }
-  EXPECT_EQ(w.send(4), d::TransferStatus::success);
-  EXPECT_EQ(w.slots[0], 4);
-  w.add();
-  EXPECT_EQ(w.send(5), d::TransferStatus::success);
-  EXPECT_EQ(w.slots[4], 5);
+  w.expect_senders_reach_the_waiters();
 }
 
 TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {
