@@ -125,6 +125,7 @@ class TopologyOrderLoader {
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
     std::unique_lock lock(mutex_);
     wake_.wait_for(lock, kTopologyLoadDelay, [this] { return exiting_; });
+    working_ = !exiting_;
     if (!exiting_) {
       // Loaded even when every runtime that asked has stopped: a process that
       // lives this long is likely to start more, and they find it loaded.
@@ -157,15 +158,20 @@ class TopologyOrderLoader {
       pending_.erase(still);
     }
     running_ = false;
+    working_ = false;
     done_.notify_all();
   }
 
+  // Waits only for a thread past its delay (loading, or installing orders):
+  // one still in it sees exiting_ when it wakes and ends without touching
+  // hwloc, and waiting for it to wake took a thread's wake-up from every
+  // short program's exit.
   static void at_exit() {
     TopologyOrderLoader& l = instance();
     std::unique_lock lock(l.mutex_);
     l.exiting_ = true;
     l.wake_.notify_all();
-    l.done_.wait(lock, [&l] { return !l.running_; });
+    l.done_.wait(lock, [&l] { return !l.running_ || !l.working_; });
   }
 
   std::mutex mutex_;
@@ -174,6 +180,7 @@ class TopologyOrderLoader {
   std::vector<Request> pending_;
   bool running_ = false;
   bool promised_ = false;  // a worker thread will start the thread (start_promised)
+  bool working_ = false;   // the thread is past its delay
   bool exiting_ = false;
 };
 }  // namespace
