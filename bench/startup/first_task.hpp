@@ -3,8 +3,9 @@
 // (probe.cpp, `t0` = main()'s first timestamp) and the warm cases in
 // suite.cpp (`t0` = just before the call): start <impl> with n threads, run
 // one task on each, shut it down. Each returns {start, teardown} in ns:
-// t0 until every thread has run its task, then the shutdown. A wrong result
-// throws std::runtime_error.
+// t0 until every thread has run its task, then the shutdown; weft's also
+// where its start went (Stats::startup, since its constructor began). A
+// wrong result throws std::runtime_error.
 #include <omp.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -26,6 +27,7 @@ inline double steady_ns() {
 
 struct Times {
   double start = 0, teardown = 0;
+  double workers_built = -1, last_worker_running = -1;  // weft only
 };
 
 inline Times run_weft(int n, double t0) {
@@ -39,6 +41,9 @@ inline Times run_weft(int n, double t0) {
     for (int w = 0; w < n; ++w)
       if (tasks[static_cast<std::size_t>(w)].join() != w) throw std::runtime_error("weft: a task ran on the wrong worker");
     t.start = steady_ns() - t0;
+    const weft::Stats s = rt.stats();  // outside both timings
+    t.workers_built = static_cast<double>(s.startup.workers_built_ns);
+    t.last_worker_running = static_cast<double>(s.last_worker_started_ns());
     t0 = steady_ns();
   }
   t.teardown = steady_ns() - t0;

@@ -7,7 +7,9 @@
 // it down. Prints "<start_ns> <teardown_ns>": from the first line of main()
 // to the moment every worker has run its task (the latency a program pays
 // before its parallel work can begin; library loading is before main() and
-// counted only in the parent's process wall time), then the shutdown.
+// counted only in the parent's process wall time), then the shutdown; for
+// weft also "<workers_built_ns> <last_worker_running_ns>" (Stats::startup,
+// since its constructor began).
 // <impl> is one of weft, tbb, openmp, std-thread.
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  std::printf("%.0f %.0f\n", t.start, t.teardown);
+  if (t.workers_built >= 0)
+    std::printf("%.0f %.0f %.0f %.0f\n", t.start, t.teardown, t.workers_built, t.last_worker_running);
+  else
+    std::printf("%.0f %.0f\n", t.start, t.teardown);
   return 0;
 }

@@ -31,16 +31,25 @@
 namespace weft::bench::startup {
 namespace {
 
-// One cold start: runs the probe, returns its two times and the process's wall time.
+// weft's rows: where its start went, in us since its constructor began
+// (Stats::startup): every worker constructed, the last worker's loop begun.
+void add_startup_columns(Measurement& m, double built_ns, double last_worker_ns) {
+  m.extra.push_back({"built us", "us", built_ns / 1000});
+  m.extra.push_back({"last up us", "us", last_worker_ns / 1000});
+}
+
+// One cold start: runs the probe, returns its times and the process's wall time.
 Measurement cold(const std::string& impl, int workers) {
   static const std::string probe = sibling_executable("weft-startup-probe");
   const std::string n = std::to_string(workers);
   const ProcessRun run = run_process(probe, {impl, n});
-  double start = 0, teardown = 0;
-  if (!run.exited_ok || std::sscanf(run.output.c_str(), "%lf %lf", &start, &teardown) != 2)
+  double start = 0, teardown = 0, built = 0, last_worker = 0;
+  const int fields = run.exited_ok ? std::sscanf(run.output.c_str(), "%lf %lf %lf %lf", &start, &teardown, &built, &last_worker) : 0;
+  if (fields != 2 && fields != 4)
     throw std::runtime_error("weft-startup-probe " + impl + " " + n + " failed (output '" + run.output + "')");
   Measurement m{start, 1000};
   m.extra = {{"teardown us", "us", teardown / 1000}, {"process ms", "ms", run.wall_ns / 1e6}};
+  if (fields == 4) add_startup_columns(m, built, last_worker);
   return m;
 }
 
@@ -49,6 +58,7 @@ Measurement warm(Times (*run)(int, double), int workers) {
   const Times t = run(workers, now_ns());
   Measurement m{t.start, 1000};
   m.extra = {{"teardown us", "us", t.teardown / 1000}};
+  if (t.workers_built >= 0) add_startup_columns(m, t.workers_built, t.last_worker_running);
   return m;
 }
 

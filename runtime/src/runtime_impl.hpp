@@ -31,6 +31,8 @@ class RuntimeImpl {
   Worker& worker(int i) { return *workers_[static_cast<std::size_t>(i)]; }
   const Config& config() const { return config_; }
   Stats stats() const;
+  // steady_clock ns when the constructor began (Stats' start-up times count from it).
+  std::uint64_t constructed_at_ns() const { return constructed_at_ns_; }
 
   // Wakes one sleeping worker if nobody is already looking for work.
   void wake_idle_worker(const Worker* near);
@@ -82,6 +84,8 @@ class RuntimeImpl {
   // steal order (runtime.cpp); shutdown withdraws the request, and does not
   // wait for a load under way.
   bool topology_requested_ = false;
+  std::uint64_t constructed_at_ns_ = 0;
+  StartupStats startup_;
   bool shut_down_ = false;
   // Worker 0 is hosted (Config::hosted_worker): claimed by a host() call or,
   // for good, by shutdown; the one thread that hosts it (set by the first

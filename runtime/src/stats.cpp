@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 
@@ -45,6 +46,12 @@ double percent(std::uint64_t part, const WorkerStats& w) {
 
 }  // namespace
 
+std::uint64_t Stats::last_worker_started_ns() const {
+  std::uint64_t last = 0;
+  for (const auto& w : workers) last = std::max(last, w.started_after_ns);
+  return last;
+}
+
 std::string Stats::to_string() const {
   std::string out =
       "worker  cpu node    ults_run      spawns    switches      yields       parks     unparks    sleeps     inline\n";
@@ -72,7 +79,13 @@ std::string Stats::to_string() const {
   char line[160];
   std::snprintf(line, sizeof line, "from plain threads: %llu spawns, %llu unparks\n", ull(external_spawns),
                 ull(external_unparks));
-  return out + line + time;
+  char start[256];
+  std::snprintf(start, sizeof start,
+                "start-up (us since the constructor began): threads taken %.1f, workers built %.1f, handed over "
+                "%.1f, constructor returned %.1f, last worker running %.1f\n",
+                startup.threads_taken_ns / 1e3, startup.workers_built_ns / 1e3, startup.workers_handed_ns / 1e3,
+                startup.constructor_ns / 1e3, last_worker_started_ns() / 1e3);
+  return out + line + time + start;
 }
 
 }  // namespace weft

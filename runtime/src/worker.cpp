@@ -806,6 +806,7 @@ WorkerStats Worker::stats() const {
   s.sleeping_ns = sleeping_ns_.get();
   const std::uint64_t lifetime = start && end > start ? end - start : 0;
   s.busy_ns = lifetime > s.spinning_ns + s.sleeping_ns ? lifetime - s.spinning_ns - s.sleeping_ns : 0;
+  s.started_after_ns = start > rt_->constructed_at_ns() ? start - rt_->constructed_at_ns() : 0;
   return s;
 }
 

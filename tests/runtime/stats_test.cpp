@@ -1,6 +1,7 @@
 // Runtime::stats() adds up: every ULT spawned runs exactly once, steals
 // succeed at most as often as they are attempted, parks are matched by
-// unparks, the time split covers the workers' lifetime; WEFT_STATS prints
+// unparks, the time split covers the workers' lifetime, the start-up times
+// follow the constructor's order; WEFT_STATS prints
 // the table at shutdown and rejects a bad value naming the variable.
 
 #include <gtest/gtest.h>
@@ -111,6 +112,28 @@ TEST(Stats, YieldsOnOneWorkerAreCountedAndTheTimeSplitCoversTheLifetime) {
   EXPECT_GT(w.spinning_ns, 0u);
   EXPECT_GT(w.busy_ns, 0u);
   EXPECT_GE(w.busy_ns + w.spinning_ns + w.sleeping_ns, 5'000'000u) << "the 5 ms sleep lies inside the lifetime";
+}
+
+// The start-up times follow the constructor's order, and a worker's loop
+// begins only after it was handed to its thread (after every worker was
+// built), whatever the machine's speed.
+TEST_P(WorkersTest, StartupTimesFollowTheConstructorsOrder) {
+  Runtime rt(config());
+  std::vector<Ult<int>> tasks;
+  for (int w = 0; w < rt.num_workers(); ++w) tasks.push_back(rt.spawn_on(w, [] { return this_ult::worker_index(); }));
+  for (auto& t : tasks) t.join();  // every worker's loop has begun
+  const Stats s = rt.stats();
+  const StartupStats& up = s.startup;
+  EXPECT_LE(up.threads_taken_ns, up.workers_built_ns);
+  EXPECT_LE(up.workers_built_ns, up.workers_handed_ns);
+  EXPECT_LE(up.workers_handed_ns, up.constructor_ns);
+  EXPECT_GT(up.constructor_ns, 0u);
+  for (const WorkerStats& w : s.workers) {
+    EXPECT_GE(w.started_after_ns, up.workers_built_ns) << "worker " << w.worker;
+    EXPECT_LE(w.started_after_ns, s.last_worker_started_ns());
+  }
+  EXPECT_GT(s.last_worker_started_ns(), 0u);
+  EXPECT_NE(s.to_string().find("last worker running"), std::string::npos);
 }
 
 TEST(Stats, PrintStatsWritesTheTableAtShutdown) {

@@ -40,15 +40,32 @@ struct WorkerStats {
   std::uint64_t busy_ns = 0;
   std::uint64_t spinning_ns = 0;
   std::uint64_t sleeping_ns = 0;
+  // When its thread began the worker's scheduling loop, in ns since the
+  // runtime's constructor began (0: not yet, or a hosted worker 0).
+  std::uint64_t started_after_ns = 0;
 
   std::uint64_t steal_attempts() const;
 };
 
+// How the runtime's constructor spent its time, in ns since it began: the
+// worker threads taken from the pool (new ones still coming up), every
+// worker constructed, every worker handed to its thread, and the
+// constructor's end. With WorkerStats::started_after_ns, the start-up's
+// critical path (docs/observability.md).
+struct StartupStats {
+  std::uint64_t threads_taken_ns = 0;
+  std::uint64_t workers_built_ns = 0;
+  std::uint64_t workers_handed_ns = 0;
+  std::uint64_t constructor_ns = 0;
+};
+
 struct Stats {
   std::vector<WorkerStats> workers;
+  StartupStats startup;
   std::uint64_t external_spawns = 0;   // ULTs spawned from plain threads (not counted per worker)
   std::uint64_t external_unparks = 0;  // unparks of ULTs made from plain threads
   WorkerStats total() const;   // the sum over workers (worker = -1)
+  std::uint64_t last_worker_started_ns() const;  // the latest WorkerStats::started_after_ns
   std::string to_string() const;  // a table, one row per worker plus the total
 };
 
