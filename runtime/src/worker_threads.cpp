@@ -48,9 +48,9 @@ constexpr auto kFirstJobSpin = std::chrono::milliseconds(2);
 
 // One pooled kernel thread.
 struct PooledThread {
-  std::atomic<std::uint32_t> word{0};  // bumped when a job arrives
-  std::atomic<bool> sleeping{false};   // on the futex: a new job must wake it
-  Worker* job = nullptr;
+  std::atomic<std::uint32_t> word{0};  // bumped when a job arrives, or is on its way (nudge)
+  std::atomic<bool> sleeping{false};   // on the futex: a bump must wake it
+  std::atomic<Worker*> job{nullptr};   // taken (exchanged for null) by the thread
   cpu_set_t original{};                // the process's mask when it was created (where unpinned workers run)
   int pinned_to = -1;                  // the CPU it is pinned to, -1: its original mask (read under the pool lock)
   bool created = false;                // its kernel thread exists or is being created (the creator's view)
@@ -74,14 +74,16 @@ std::vector<PooledThread*>& idle_threads() {
   return *v;
 }
 
-// Spins for kPooledSpin (offering the CPU every ~16 rounds: the thread that
-// will start a runtime may share it; kFirstJobSpin for the first job), then
-// sleeps until `word` moves on from `seen`. `sleeping` and `word` form a Dekker pair with hand_over: one of
-// the two sees the other, so a job is never left unwoken.
-void wait_for_job(PooledThread* self, std::uint32_t seen) {
+// Waits until `word` moves on from `seen`: spins, then sleeps on the futex.
+// A thread whose job is on its way (`expecting`: a new thread, or one a
+// runtime has taken) spins kFirstJobSpin offering its CPU at every look;
+// an idle one spins kPooledSpin offering it every 16th (the thread that
+// starts the next runtime may share it). `sleeping` and `word` form a Dekker
+// pair with bump(): one of the two sees the other, so no bump is missed.
+void wait_for_word(PooledThread* self, std::uint32_t seen, bool expecting) {
   using clock = std::chrono::steady_clock;
-  const auto until = clock::now() + (seen == 0 ? kFirstJobSpin : kPooledSpin);
-  const std::uint32_t yield_every = seen == 0 ? 1 : 16;
+  const auto until = clock::now() + (expecting ? kFirstJobSpin : kPooledSpin);
+  const std::uint32_t yield_every = expecting ? 1 : 16;
   for (std::uint32_t round = 1;; ++round) {
     if (self->word.load(std::memory_order_acquire) != seen) return;
     if (round % yield_every == 0) {
@@ -134,11 +136,15 @@ void install_guard_and_signal_stack(PooledThread* self) {
   install_overflow_altstack(self->signal_stack, kSignalStack);
 }
 
-// Gives idle thread t its next job.
-void hand_over(PooledThread* t, Worker* w) {
-  t->job = w;
+void bump(PooledThread* t) {
   t->word.fetch_add(1, std::memory_order_seq_cst);
   if (t->sleeping.load(std::memory_order_seq_cst)) futex_wake(&t->word, 1);  // a spinning one sees the word
+}
+
+// Gives thread t its next job.
+void hand_over(PooledThread* t, Worker* w) {
+  t->job.store(w, std::memory_order_release);
+  bump(t);
 }
 
 // The threads read their shares from a batch's list while they create
@@ -207,10 +213,14 @@ void* pooled_thread_main(void* arg) {
   // LeakSanitizer scans that ULT's stack, not this one (a moved-from
   // vector's buffer left here was once reported leaked at exit()).
   std::uint32_t seen = 0;
+  bool expecting = true;  // a new thread's worker is on its way
   while (true) {
-    wait_for_job(self, seen);
-    seen = self->word.load(std::memory_order_acquire);
-    Worker* w = self->job;
+    Worker* w;
+    while (!(w = self->job.exchange(nullptr, std::memory_order_acquire))) {
+      wait_for_word(self, seen, expecting);
+      seen = self->word.load(std::memory_order_acquire);
+      expecting = true;  // bumped by a runtime that took this thread (WorkerThreads): its job is on its way
+    }
     const int cpu = w->pinned_cpu();
     if (cpu != self->pinned_to) {
       if (cpu >= 0)
@@ -221,6 +231,7 @@ void* pooled_thread_main(void* arg) {
     }
     w->run_on_this_thread();  // returns when its runtime stops; the worker may be gone after
     give_back(self);
+    expecting = false;
   }
 }
 
@@ -252,7 +263,12 @@ WorkerThreads::WorkerThreads(const std::vector<int>& cpus, void (*meanwhile)()) 
   try {
     for (int cpu : cpus) {
       PooledThread* t = take_idle_thread(cpu);
-      if (!t) {
+      if (t) {
+        // Awake while the runtime constructs its workers: a pooled thread
+        // asleep since the last runtime stopped took ~100 us to wake at
+        // hand-over on the 2-core VM (after the workers were built).
+        bump(t);
+      } else {
         t = new PooledThread;  // lives as long as the process
         t->original = original;
         t->pinned_to = cpu;
