@@ -24,8 +24,10 @@ namespace weft::detail {
 
 class NodeMemoryCache {
  public:
-  // Throws std::bad_alloc.
-  static void* allocate(std::size_t bytes, int os_node) {
+  // Throws std::bad_alloc. *zeroed (if given): whether the block is new,
+  // never written (the kernel's zero pages), rather than a kept one.
+  static void* allocate(std::size_t bytes, int os_node, bool* zeroed = nullptr) {
+    if (zeroed) *zeroed = false;
     {
       std::lock_guard lock(mutex());
       auto& kept = is_small(bytes) ? small_entries() : entries();
@@ -35,9 +37,15 @@ class NodeMemoryCache {
           kept.erase(kept.begin() + static_cast<long>(i));
           return p;
         }
-      if (is_small(bytes)) return cut(pages(bytes), os_node);
+      if (is_small(bytes)) {
+        void* p = cut(pages(bytes), os_node);
+        if (zeroed) *zeroed = true;
+        return p;
+      }
     }
-    return sched::allocate_node_memory(bytes, os_node);
+    void* p = sched::allocate_node_memory(bytes, os_node);
+    if (zeroed) *zeroed = true;
+    return p;
   }
   static void release(void* p, std::size_t bytes, int os_node) noexcept {
     if (!p) return;
