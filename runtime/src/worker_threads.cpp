@@ -33,11 +33,12 @@ namespace {
 // phase, `weft-bench startup`'s warm case) finds its threads awake, as
 // oneTBB's finds its market's workers still spinning.
 constexpr auto kPooledSpin = std::chrono::microseconds(50);
-// A new thread's first job comes once its runtime has constructed its
-// workers (a few hundred microseconds on 16 CPUs): it looks that long before
-// it sleeps, so that the runtime does not wait for it to wake up, and offers
-// its CPU at every look, since the constructing thread may share it (on 2
-// CPUs, offering it every 16th look made a 2-worker start 6x slower).
+// A thread whose job is on its way (a new thread, or an idle one a runtime
+// has taken) gets it once the runtime has constructed its workers (a few
+// hundred microseconds on 16 CPUs): it looks that long before it sleeps, so
+// that the runtime does not wait for it to wake up, and offers its CPU at
+// every look, since the constructing thread may share it (on 2 CPUs,
+// offering it every 16th look made a 2-worker start 6x slower).
 constexpr auto kFirstJobSpin = std::chrono::milliseconds(2);
 
 #ifndef MADV_GUARD_INSTALL
@@ -219,7 +220,9 @@ void* pooled_thread_main(void* arg) {
     while (!(w = self->job.exchange(nullptr, std::memory_order_acquire))) {
       wait_for_word(self, seen, expecting);
       seen = self->word.load(std::memory_order_acquire);
-      expecting = true;  // bumped by a runtime that took this thread (WorkerThreads): its job is on its way
+      // Bumped with no job: a runtime took this thread (WorkerThreads) and
+      // its job is on its way. (Rarely, the bump of a job it already took.)
+      expecting = true;
     }
     const int cpu = w->pinned_cpu();
     if (cpu != self->pinned_to) {
