@@ -22,6 +22,7 @@
 #include "runtime_impl.hpp"
 #include "stack_overflow.hpp"
 #include "machine_topology.hpp"
+#include "steady_ns.hpp"
 #include "steal_order.hpp"
 #include "trace_session.hpp"
 #include "weft/runtime/this_ult.hpp"
@@ -185,15 +186,8 @@ class TopologyOrderLoader {
 };
 }  // namespace
 
-namespace {
-std::uint64_t steady_now_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
-}  // namespace
-
 RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
-    : owner(owner_object), config_(Config::from_env(config)), constructed_at_ns_(steady_now_ns()) {
+    : owner(owner_object), config_(Config::from_env(config)), constructed_at_ns_(steady_ns()) {
   if (config_.stack_size < 16 * 1024)
     throw std::invalid_argument("weft: Config::stack_size = " + std::to_string(config_.stack_size) +
                                 " bytes is too small (at least 16K)");
@@ -220,20 +214,20 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
   const bool load_later = steal_order_uses_topology(cpus) && !machine_topology_loaded(config_.topology_file);
   if (load_later) TopologyOrderLoader::instance().promise();
   WorkerThreads threads(thread_cpus, load_later ? &TopologyOrderLoader::start_promised : nullptr);
-  startup_.threads_taken_ns = steady_now_ns() - constructed_at_ns_;
+  startup_.threads_taken_ns = steady_ns() - constructed_at_ns_;
   for (int i = 0; i < config_.workers; ++i) {
     const int cpu = cpus[static_cast<std::size_t>(i)];
     const int node = config_.pin_workers ? sched::os_node_of_cpu(cpu) : -1;
     workers_.emplace_back(new (Worker::OnNode{node}) Worker(this, i, cpu, node));
   }
-  startup_.workers_built_ns = steady_now_ns() - constructed_at_ns_;
+  startup_.workers_built_ns = steady_ns() - constructed_at_ns_;
   set_steal_orders(load_later ? round_robin_orders_with_distances(config_.workers)
                               : steal_orders_with_distances(config_, cpus));
   retain_overflow_handler();
   if (config_.hosted_worker) workers_[0]->become_hosted();
   for (std::size_t i = config_.hosted_worker ? 1 : 0, t = 0; i < workers_.size(); ++i, ++t)
     threads.start(t, workers_[i].get());
-  startup_.workers_handed_ns = steady_now_ns() - constructed_at_ns_;
+  startup_.workers_handed_ns = steady_ns() - constructed_at_ns_;
   if (load_later) {
     TopologyOrderLoader::instance().request(this, config_, std::move(cpus));
     topology_requested_ = true;
@@ -248,7 +242,7 @@ RuntimeImpl::RuntimeImpl(const Config& config, Runtime* owner_object)
     release_overflow_handler();
     throw;
   }
-  startup_.constructor_ns = steady_now_ns() - constructed_at_ns_;
+  startup_.constructor_ns = steady_ns() - constructed_at_ns_;
 }
 
 void RuntimeImpl::set_steal_orders(const StealOrders& orders) {

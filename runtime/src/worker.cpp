@@ -23,6 +23,7 @@
 #include "sanitizer.hpp"
 #include "spin_briefly.hpp"
 #include "stack_overflow.hpp"
+#include "steady_ns.hpp"
 #include "trace_buffer.hpp"
 #include "weft/runtime/this_ult.hpp"
 #include "weft/runtime/ult.hpp"
@@ -91,10 +92,6 @@ std::size_t round_to_pages(std::size_t bytes) {
   const std::size_t page = 4096;
   return (bytes + page - 1) / page * page;
 }
-std::uint64_t steady_ns(std::chrono::steady_clock::time_point t) {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
-}
-std::uint64_t steady_ns() { return steady_ns(std::chrono::steady_clock::now()); }
 // CLOCK_MONOTONIC at the kernel tick's resolution: a few ns to read instead
 // of ~24 (on the 2-core VM). The time a hosted worker is away, measured
 // around every region an OpenMP program starts, uses it: the difference of
