@@ -25,11 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::size_t page_bytes() {
-  static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  return page;
-}
-
 // Stacks per slab: 64, fewer for very large stacks (a slab stays <= 64 MiB of
 // address space unless one stack alone is bigger).
 std::size_t slots_per_slab(std::size_t slot_bytes) {
@@ -61,6 +56,13 @@ long page_guard_budget() {
   return budget;
 }
 
+}  // namespace
+
+std::size_t page_bytes() {
+  static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
 StackGuard install_guard(char* lo) {
   char* guard = lo - page_bytes();
   const int forced = forced_guard.load(std::memory_order_relaxed);
@@ -81,8 +83,6 @@ StackGuard install_guard(char* lo) {
   *reinterpret_cast<std::uint64_t*>(lo) = stack_canary_value(lo);
   return StackGuard::canary;
 }
-
-}  // namespace
 
 std::uint64_t stack_canary_value(const char* lo) noexcept {
   return 0x77656674'5354414bull ^ reinterpret_cast<std::uintptr_t>(lo);  // "weftSTAK"

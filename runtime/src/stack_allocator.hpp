@@ -33,6 +33,13 @@ struct Stack {
   StackGuard guard = StackGuard::marker;
 };
 
+// The page size, and the guard of a stack whose lowest usable byte is `lo`,
+// on the page below it: a marker if the kernel has them, else a PROT_NONE
+// page while the budget of mappings lasts, else a canary at `lo`. Also used
+// for the worker threads' own stacks (worker_threads.cpp).
+std::size_t page_bytes();
+StackGuard install_guard(char* lo);
+
 // The value the canary word at the bottom of a canary-guarded stack holds.
 std::uint64_t stack_canary_value(const char* lo) noexcept;
 inline bool stack_canary_intact(const char* lo) noexcept {

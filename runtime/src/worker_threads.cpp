@@ -16,9 +16,9 @@
 #include <vector>
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "futex.hpp"
+#include "stack_allocator.hpp"
 #include "stack_overflow.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "worker.hpp"
@@ -40,10 +40,6 @@ constexpr auto kPooledSpin = std::chrono::microseconds(50);
 // every look, since the constructing thread may share it (on 2 CPUs,
 // offering it every 16th look made a 2-worker start 6x slower).
 constexpr auto kFirstJobSpin = std::chrono::milliseconds(2);
-
-#ifndef MADV_GUARD_INSTALL
-#define MADV_GUARD_INSTALL 102  // Linux 6.13 (include/uapi/asm-generic/mman-common.h)
-#endif
 
 }  // namespace
 
@@ -109,7 +105,7 @@ constexpr std::size_t kThreadStack = 1 << 20;  // the scheduler's; ULTs run on s
 constexpr std::size_t kSignalStack = 64 * 1024;
 
 void map_thread_memory(const std::vector<PooledThread*>& threads) {
-  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t page = page_bytes();
   const std::size_t slot = page + kThreadStack + kSignalStack;
   void* base = mmap(nullptr, slot * threads.size(), PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
@@ -130,10 +126,11 @@ void map_thread_memory(const std::vector<PooledThread*>& threads) {
   }
 }
 
-// On the new thread: its guard page and its signal stack.
+// On the new thread: its guard page, as ULT stacks get theirs (a canary
+// there, where neither a marker nor a page is to be had, is never checked),
+// and its signal stack.
 void install_guard_and_signal_stack(PooledThread* self) {
-  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  if (madvise(self->guard, page, MADV_GUARD_INSTALL) != 0) mprotect(self->guard, page, PROT_NONE);
+  (void)install_guard(self->guard + page_bytes());
   install_overflow_altstack(self->signal_stack, kSignalStack);
 }
 
