@@ -8,8 +8,16 @@
 # Then: run with carry [".device-bundle", ".device-ref"] (the authors'
 # benchmarks, if built) the command
 #   bash bench/run-16core.sh .device-bundle .device-ref $OUT [PART,...]
+# With BASE=<commit>, it also builds that commit's weft-bench and
+# weft-startup-probe (in a worktree under /tmp) into .device-bundle/base/, for
+# run-16core.sh's `ab` part: the same rows of both builds, alternating.
 set -euo pipefail
 top=$(git rev-parse --show-toplevel); cd "$top"
+base_commit=${BASE:-}
+if [ -n "$base_commit" ]; then
+  git rev-parse --verify --quiet "$base_commit^{commit}" >/dev/null ||
+    { echo "pack-16core.sh: BASE=$base_commit is not a commit of this repository" >&2; exit 2; }
+fi
 bash ../shared/tools/device-bundle.sh >/dev/null
 out=.device-bundle
 keep="weft-bench weft-topo weft-startup-probe weft-omp-probe runtime_ult_test runtime_scheduler_test
@@ -23,6 +31,15 @@ for lib in "$out"/lib/*; do
   echo "$needed" | grep -qx "$(basename "$lib")" || rm -f "$lib"
 done
 cp build/release/openmp/libweft-omp.so "$out/lib/"
+if [ -n "$base_commit" ]; then
+  tree=/tmp/weft-base-$(git rev-parse --short "$base_commit")
+  [ -d "$tree" ] || git worktree add --detach "$tree" "$base_commit" >/dev/null
+  (cd "$tree" && cmake --preset release >/dev/null &&
+     cmake --build --preset release -j"$(nproc)" --target weft-bench weft-startup-probe >/dev/null)
+  mkdir -p "$out/base"
+  cp "$tree/build/release/bench/weft-bench" "$tree/build/release/bench/weft-startup-probe" "$out/base/"
+  echo "$out/base: weft-bench and weft-startup-probe of $(git rev-parse --short "$base_commit")"
+fi
 size=$(du -sm "$out" | cut -f1)
 echo "$out: ${size} MiB: $(ls "$out/bin" | tr '\n' ' ')"
 if [ "$size" -ge 60 ]; then

@@ -20,7 +20,11 @@
 #   scaling    Fetch&Multiply at x32 on 1, 2, 4, 8 workers, one run each (~1 min);
 #   tests      a few stress tests at N workers (~1 min);
 #   sort       the uniform 32-bit sort on 1..N workers, --quick size (~1.5 min);
-#   sweep      W in {0, 512, 4096} at x8, x32, x128, one run each (~3 min).
+#   sweep      W in {0, 512, 4096} at x8, x32, x128, one run each (~3 min);
+#   ab         this build against BUNDLE/base (`BASE=<commit> bash
+#              bench/pack-16core.sh`), alternating, three rounds: Osci and
+#              PSim-x at W=64 x8, x32, x128, then the 16-worker start-up
+#              (~4 min); not in the default set.
 # Every step first checks the budget (RUN_BUDGET_S seconds from the start,
 # default 540, for a device call of timeout_s 600): a step that would not
 # fit is skipped with a line saying so, on stdout and in its part's file, so
@@ -29,7 +33,8 @@
 # be asked for in a second call (`scaling,tests,sort` say), budget allowing.
 # Output: at most 8 files in OUTDIR (the device tool brings back no more):
 # topology.txt, latency-{probe,pingpong}.txt, combining.txt (combining,
-# scaling, sweep), ult.txt (ult, startup), sort-workers.txt, openmp.txt, tests.txt.
+# scaling, sweep), ult.txt (ult, startup), sort-workers.txt, openmp.txt, tests.txt,
+# ab.txt.
 # Usage (from the checkout's root):
 #   bash bench/run-16core.sh BUNDLE REFERENCE OUTDIR [PART,PART,...]   (default: all but sweep)
 # BUNDLE: `bash bench/pack-16core.sh` packs it (.device-bundle/: weft-bench,
@@ -45,7 +50,7 @@ if [ $# -lt 3 ]; then
 fi
 bundle=$1 ref=$2 out=$3
 parts=${4:-topology,ult,startup,openmp,combining,scaling,tests,sort}
-known=topology,combining,scaling,sweep,ult,startup,sort,openmp,tests
+known=topology,combining,scaling,sweep,ult,startup,sort,openmp,tests,ab
 for p in ${parts//,/ }; do
   case ",$known," in
     *",$p,"*) ;;
@@ -197,5 +202,32 @@ if want sweep; then
       done
     done
   } >> "$out/combining.txt" 2>&1
+fi
+if want ab; then
+  progress ab
+  {
+    if [ -x "$bundle/base/weft-bench" ]; then
+      for round in 1 2 3; do
+        for k in 8 32 128; do
+          for build in base new; do
+            fits 25 "A/B round $round x$k ($build)" || break 3
+            exe=$bin/weft-bench; [ $build = base ] && exe=$bundle/base/weft-bench
+            section "A/B round $round: $build, Fetch&Multiply W=64 x$k"
+            timeout 60 "$exe" combining --filter "fm/W64/x$k" --rows "weft,PSim-x$k" --reps 3
+          done
+        done
+      done
+      for round in 1 2 3; do
+        for build in base new; do
+          fits 20 "A/B round $round start-up ($build)" || break 2
+          exe=$bin/weft-bench; [ $build = base ] && exe=$bundle/base/weft-bench
+          section "A/B round $round: $build, start-up with 16 workers"
+          timeout 60 "$exe" startup --filter 16-workers --reps 5
+        done
+      done
+    else
+      echo "no $bundle/base/weft-bench: pack with BASE=<commit> bash bench/pack-16core.sh"
+    fi
+  } > "$out/ab.txt" 2>&1
 fi
 progress "done: $(ls "$out" | tr '\n' ' ')"
