@@ -62,6 +62,60 @@ void exactly_once(int per_worker, int ops) {
 template <class S>
 using OsciY = ws::Osci<S, ws::YieldWait>;
 
+// A counter whose requests and responses are strings that own memory (an
+// argument's text comes back as its response's echo).
+struct EchoLog {
+  using Op = std::string;
+  struct Result {
+    std::string echo;
+    std::uint64_t before = 0;
+  };
+  std::uint64_t length = 0;
+  Result apply(const std::string& text) {
+    Result r{text, length};
+    length += text.size();
+    return r;
+  }
+};
+
+// A counter whose argument is one byte and whose response is 24.
+struct WideSum {
+  using Op = std::uint8_t;
+  struct Result {
+    std::uint64_t before = 0;
+    std::uint64_t inc = 0;
+    std::uint64_t after = 0;
+  };
+  std::uint64_t total = 0;
+  Result apply(std::uint8_t inc) noexcept {
+    const Result r{total, inc, total + inc};
+    total += inc;
+    return r;
+  }
+};
+
+// Every ULT applies `ops` requests made by `make(rng, u, i)`; `check(op,
+// result)` returns the Applied step it saw (and fails the test on a response
+// that is not its own); the steps must chain from zero.
+template <class Seq, class Make, class Check>
+void own_responses(int per_worker, int ops, Make make, Check check) {
+  weft::Runtime rt(config());
+  OsciY<Seq> obj;
+  std::vector<std::vector<Applied>> got(static_cast<std::size_t>(kWorkers * per_worker));
+  run_ults(rt, per_worker, [&](int u) {
+    auto h = obj.handle();
+    Rng rng(static_cast<std::uint64_t>(u + 3));
+    for (int i = 0; i < ops; ++i) {
+      const typename Seq::Op op = make(rng, u, i);
+      got[static_cast<std::size_t>(u)].push_back(check(op, obj.apply(h, op)));
+      if (rng.below(4) == 0) weft::this_ult::yield();
+    }
+  });
+  std::vector<Applied> all = concat(got);
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(kWorkers * per_worker * ops));
+  ASSERT_NO_FATAL_FAILURE(expect_chain_from_zero(all));
+}
+
 }  // namespace
 
 TEST(OsciRuntime, WorkerIndexAndYieldComeFromTheRuntime) {
@@ -75,6 +129,26 @@ TEST(OsciRuntime, FetchMultiplyHistoriesLinearizable16UltsPerWorker) {
 }
 TEST(OsciRuntime, FetchMultiplyHistoriesLinearizableSmallNodes) {
   fetch_multiply_histories<ws::Osci<ws::FetchMultiply<std::uint64_t>, ws::YieldWait, 3>>(8, 40, 40);
+}
+// Requests and responses of any copyable type travel through the fat nodes'
+// slots: each caller gets the response to its own argument.
+TEST(OsciRuntime, EachCallerGetsItsOwnResponseWhateverItsTypes) {
+  own_responses<EchoLog>(
+      8, 300,
+      [](Rng& rng, int u, int i) {  // longer than the small-string buffer
+        return "ult " + std::to_string(u) + " request " + std::to_string(i) + std::string(rng.below(24), '.');
+      },
+      [](const std::string& text, const EchoLog::Result& r) {
+        EXPECT_EQ(r.echo, text);
+        return Applied{r.before, text.size()};
+      });
+  own_responses<WideSum>(
+      8, 300, [](Rng& rng, int, int) { return static_cast<std::uint8_t>(1 + rng.below(255)); },
+      [](std::uint8_t inc, const WideSum::Result& r) {
+        EXPECT_EQ(r.inc, inc);
+        EXPECT_EQ(r.after, r.before + inc);
+        return Applied{r.before, inc};
+      });
 }
 TEST(OsciRuntime, ExactlyOnce32UltsPerWorker) { exactly_once<ws::Osci<ws::FetchAdd<std::uint64_t>>>(32, 3000); }
 TEST(OsciRuntime, CCSynchWithYieldExactlyOnce) {
