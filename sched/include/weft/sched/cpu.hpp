@@ -26,4 +26,19 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+// Asks for the cache line holding `p` in a state that allows writing it
+// (x86 PREFETCHW; elsewhere a write prefetch), without waiting for it. A
+// line another core wrote, read first and written next, costs two
+// transfers (one to share it, one to take it over); fetched for writing,
+// it costs one. A hint only: the line may be gone again by the time it is
+// written. x86 CPUs without the PRFCHW feature (Intel before Broadwell)
+// execute the opcode (0F 0D /1) as a no-op.
+inline void prefetch_for_write(const void* p) noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p, 1, 3);
+#endif
+}
+
 }  // namespace weft::sched

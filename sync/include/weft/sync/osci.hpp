@@ -39,6 +39,10 @@
 //   the middle of the node, so serving a request cost a cache miss of its
 //   own. On 16 cores at W=64 this took Osci-x32 from 35 to 106 Mops/s and
 //   Osci-x128 from 80 to 181 (docs/sync-combining.md, same runs).
+// - the combiner fetches the next node's lines (its requests for writing)
+//   while it serves one, as the authors' osci.c prefetches `p->next`: what a
+//   combiner waits for per node of another core is Osci's cost where it is
+//   combiner-bound (16 cores at few ULTs per core: docs/sync-combining.md).
 // The core of a caller is weft::this_ult::worker_index() (through
 // current_worker_index(); plain threads use their ordinal), modulo
 // OsciConfig::cores. Like the paper, Osci is correct with any scheduler; it
@@ -245,9 +249,19 @@ class Osci {
     const std::size_t h_bound = bound_.get();
     std::size_t counter = 0;
     ListNode* held = nullptr;   // `tmp` when served but not yet released to its waiters
+    ListNode* fetched = nullptr;  // the node whose requests were prefetched
+    std::size_t expected = my_node->count;  // a node's batch size, guessed from the last one
     ListNode* tmp = my_node;    // line 29
     for (;;) {                  // line 30
+      if (tmp != my_node && tmp != fetched) prefetch_requests(tmp, expected);
       const std::size_t n = tmp->count;
+      expected = n;
+      // While this node is served, the next one's lines are on their way (the
+      // authors' osci.c prefetches the next node the same way).
+      if (ListNode* ahead = tmp->next.load(std::memory_order_relaxed)) {
+        prefetch_requests(ahead, n);
+        fetched = ahead;
+      }
       for (std::size_t j = 0; j < n; ++j) {  // lines 31-36
         ThreadReq& r = tmp->reqs[j];
         if (r.state.load(std::memory_order_relaxed) != kServed) {  // not completed
@@ -283,6 +297,20 @@ class Osci {
     next->release.state.store(kCombine, std::memory_order_release);
     release_served(held);
     return result;
+  }
+
+  // A combiner reads every request of another core's node and then writes
+  // it: fetched for writing, each line of requests crosses once instead of
+  // twice (shared on the read, taken over on the write). On 16 cores the
+  // combiner is Osci's bottleneck at few ULTs per core, and its time goes
+  // per node, not per request (docs/sync-combining.md).
+  static void prefetch_requests(const ListNode* node, std::size_t slots) noexcept {
+    constexpr std::size_t kMaxLines = 16;
+    __builtin_prefetch(node);  // door, next and count: read only
+    const std::size_t bytes = (slots < SlotsPerNode ? slots : SlotsPerNode) * sizeof(ThreadReq);
+    const std::size_t lines = (bytes + cache_line_size - 1) / cache_line_size;
+    const char* first = reinterpret_cast<const char*>(node->reqs);
+    for (std::size_t i = 0; i < lines && i < kMaxLines; ++i) prefetch_for_write(first + i * cache_line_size);
   }
 
   static void release_served(ListNode*& node) noexcept {
