@@ -74,13 +74,27 @@ void DualQueueCore::sweep_cancelled() noexcept {
     const std::uintptr_t link = p->next.load(std::memory_order_seq_cst);
     DualNode* n = node_of(link);
     if (n == nullptr) return;
-    const std::uintptr_t after = n->next.load(std::memory_order_seq_cst);
-    if (!(link & kMarked) && after == 0 && is_cancelled(n)) {
-      remember(p);  // n is last: it can leave only once something follows it
-      return;
+    if (link & kMarked) {
+      // p is leaving, or p is the head and its next was frozen by an
+      // unsplice that failed before p became the head. Nothing unlinks n
+      // from a frozen p: a cancelled n can only become the head (§3.3.3,
+      // Listing 8 lines 04-07, "absorb cancelled first node").
+      // advance_head does nothing unless p is the head.
+      if (is_cancelled(n)) advance_head(p, n);
+      p = n;
+      continue;
     }
-    if ((link & kMarked) || after == 0 || !((after & kMarked) || is_cancelled(n))) {
-      p = n;  // p is leaving (n cannot be unlinked from it), n is last, or n waits
+    const std::uintptr_t after = n->next.load(std::memory_order_seq_cst);
+    if (after == 0 && is_cancelled(n)) {  // n is last: it can leave only once something follows it
+      if (sweep_race_point_) sweep_race_point_(*this);
+      // A clean that holds cleanMe sweeps when it clears it. But n may have
+      // got a successor since we read it, whose clean could remember n
+      // itself and leave: then only this sweep unlinks n (look at p again).
+      if (remember(p) || n->next.load(std::memory_order_seq_cst) == 0) return;
+      continue;
+    }
+    if (after == 0 || !((after & kMarked) || is_cancelled(n))) {  // n is last, or waits
+      p = n;
       continue;
     }
     // The tail may lag on n: first move it to the last node, which n
@@ -230,8 +244,9 @@ void DualQueueCore::clean(DualNode* pred, DualNode* s) noexcept {
   // pred.next frozen on s: pred left or is leaving. s is then the head (its
   // pred was dequeued: fine, a cancelled dummy), or pred's own unsplice
   // failed and s is still linked behind pred's predecessor, where nothing
-  // else would unlink it (the paper's Java has the same remnant, §3.3.3):
-  // sweep it out.
+  // else would unlink it (the paper's Java has the same remnant, §3.3.3),
+  // or behind pred as the head, if pred's predecessor was dequeued
+  // meanwhile: sweep it out (or absorb it as the head).
   if (pred->next.load(std::memory_order_seq_cst) == (link_of(s) | kMarked) &&
       head_.load(std::memory_order_seq_cst) != s)
     sweep_cancelled();

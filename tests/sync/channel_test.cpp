@@ -43,6 +43,8 @@ struct DualQueueCoreTestPeer {
   static void advance_head(DualQueueCore& q, DualNode* h, DualNode* nh) { q.advance_head(h, nh); }
   static bool unsplice(DualQueueCore& q, DualNode* pred, DualNode* s) { return q.unsplice(pred, s); }
   static void clean(DualQueueCore& q, DualNode* pred, DualNode* s) { q.clean(pred, s); }
+  // f runs where a sweep is about to remember the pred of a cancelled last node.
+  static void set_sweep_race_point(DualQueueCore& q, void (*f)(DualQueueCore&)) { q.sweep_race_point_ = f; }
 };
 }  // namespace weft::sync::detail
 
@@ -377,6 +379,66 @@ TEST(SynchronousChannel, FairQueueLooksForAnUnrememberedNodeWhenItClearsCleanMe)
     EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";  // the dummy, a, y
   }
   w.expect_senders_reach_the_waiters();
+}
+
+// p times out and its clean freezes p.next, but its unsplice loses to a
+// sender that absorbs p as the head (as in FairQueueServesTheWaiterBehind-
+// AFrozenCancelledHead): p is a head whose next is frozen, so nothing can
+// unlink a node from behind it. Behind it, b
+// times out while last and is remembered (cleanMe = a); then a times out.
+// a's clean finds its pred's next frozen and leaves a to the sweep, which
+// must absorb a, a cancelled first node, as the next head (§3.3.3, Listing
+// 8 lines 04-07): else a and b, two cancelled nodes, stay linked (the fair
+// stress test saw 3 nodes linked at quiescence).
+TEST(SynchronousChannel, FairQueueAbsorbsACancelledNodeBehindAFrozenHead) {
+  QueueOfWaiters w(3, 1);
+  d::DualNode *p = w.nodes[0], *a = w.nodes[1], *b = w.nodes[2];
+  {
+    d::EpochGuard guard;
+    p->claim.store(d::kCancelled);
+    d::freeze_next(p);                                    // p's clean froze p.next,
+    QueueOfWaiters::Peer::advance_head(w.q, w.dummy, p);  // a sender made p the head,
+    EXPECT_FALSE(QueueOfWaiters::Peer::unsplice(w.q, w.dummy, p));  // and p's unsplice failed
+    b->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, a, b);  // b is last: cleanMe = a
+    a->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, p, a);  // p.next is frozen: the sweep's turn
+    EXPECT_EQ(QueueOfWaiters::Peer::head(w.q), a);
+    EXPECT_EQ(w.q.linked_nodes(), 2u) << "two cancelled nodes stayed linked";  // a (the dummy) and b
+  }
+  d::DualNode* c = w.add();
+  EXPECT_EQ(w.send(6), d::TransferStatus::success);
+  EXPECT_EQ(w.slots[3], 6);
+  EXPECT_TRUE(c->signal.is_set());
+}
+
+// Behind a waiter a, c and then n time out; c's clean unlinks c, and n's
+// clean, finding its pred c gone, leaves n (last) to the sweep, which sets
+// out to remember a (cleanMe = a). Before it does, x joins behind n and
+// times out, and x's clean remembers n (cleanMe = n) and returns: the
+// sweep's remember fails. n is no longer last and no clean will unlink it
+// now: the sweep must (§3.3.3 leaves at most one cancelled node).
+TEST(SynchronousChannel, FairQueueSweepUnlinksANodeThatGotASuccessorBeforeItWasRemembered) {
+  static QueueOfWaiters* racing = nullptr;
+  QueueOfWaiters w(3, 2);
+  racing = &w;
+  d::DualNode *a = w.nodes[0], *c = w.nodes[1], *n = w.nodes[2];
+  {
+    d::EpochGuard guard;
+    c->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::clean(w.q, a, c);  // c is not last: unlinked
+    n->claim.store(d::kCancelled);
+    QueueOfWaiters::Peer::set_sweep_race_point(w.q, [](d::DualQueueCore& q) {
+      QueueOfWaiters::Peer::set_sweep_race_point(q, nullptr);  // once
+      d::DualNode* n = racing->nodes[2];
+      d::DualNode* x = racing->add_cancelled();
+      QueueOfWaiters::Peer::clean(q, n, x);  // x is last: cleanMe = n
+    });
+    QueueOfWaiters::Peer::clean(w.q, c, n);  // c has left: the sweep's turn
+    EXPECT_EQ(w.q.linked_nodes(), 3u) << "a cancelled node nobody remembers stayed linked";  // the dummy, a, x
+  }
+  w.expect_senders_reach_the_waiters();
+  racing = nullptr;
 }
 
 TEST_P(ChannelKinds, CloseDrainsThenReportsClosed) {

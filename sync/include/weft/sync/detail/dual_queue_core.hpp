@@ -58,7 +58,8 @@ class DualQueueCore final : public SyncTransferer {
   // a cancelled node that no clean would unlink (a failed unsplice, a clean
   // whose pred left first).
   // A cancelled last node found there is remembered (cleanMe), as clean()
-  // remembers its own.
+  // remembers its own; a cancelled node behind a frozen head is absorbed as
+  // the head.
   void sweep_cancelled() noexcept;
   // Saves pred in cleanMe (with a hold) unless another node is saved there:
   // its successor, cancelled and last, is unlinked by a later clean.
@@ -70,6 +71,10 @@ class DualQueueCore final : public SyncTransferer {
   alignas(cache_line_size) std::atomic<DualNode*> head_;
   alignas(cache_line_size) std::atomic<DualNode*> tail_;
   alignas(cache_line_size) std::atomic<DualNode*> clean_me_{nullptr};  // pred of a cancelled last node
+  // Tests only (DualQueueCoreTestPeer), null otherwise: runs where a sweep
+  // has found a cancelled last node and is about to remember its pred, so
+  // that a test can let a racing clean in there.
+  void (*sweep_race_point_)(DualQueueCore&) = nullptr;
 };
 
 }  // namespace weft::sync::detail
