@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "futex.hpp"
 #include "stack_allocator.hpp"
 #include "stack_overflow.hpp"
+#include "steady_ns.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "worker.hpp"
 
@@ -304,12 +306,28 @@ void WorkerThreads::start(std::size_t i, Worker* w) {
 }
 
 void WorkerExit::mark_exited() {
-  word_.store(1, std::memory_order_release);
-  futex_wake(&word_, 1);
+  if (word_.exchange(kExited, std::memory_order_acq_rel) == kWaiterAsleep) futex_wake(&word_, 1);
 }
 
 void WorkerExit::wait() {
-  while (word_.load(std::memory_order_acquire) == 0) futex_wait(&word_, 0);
+  // The shutdown has just woken this worker: it arrives after a wake-up
+  // latency (tens of microseconds on a VM's idle vCPU). A waiter that went to
+  // sleep at once would add a wake-up latency of its own to the teardown, so
+  // it first looks for a while, yielding (the worker may share its CPU).
+  constexpr std::uint64_t kLookNs = 200'000;
+  const std::uint64_t since = steady_ns();
+  for (;;) {
+    std::uint32_t state = word_.load(std::memory_order_acquire);
+    if (state == kExited) return;
+    if (steady_ns() - since < kLookNs) {
+      std::this_thread::yield();
+      continue;
+    }
+    if (state == kRunning &&
+        !word_.compare_exchange_strong(state, kWaiterAsleep, std::memory_order_acq_rel, std::memory_order_acquire))
+      continue;  // it exited meanwhile
+    futex_wait(&word_, kWaiterAsleep);
+  }
 }
 
 }  // namespace weft::detail

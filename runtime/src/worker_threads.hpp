@@ -37,15 +37,17 @@ class WorkerThreads {
   std::vector<PooledThread*> threads_;
 };
 
-// Lets a worker thread say it left its worker (stopped_ word) and wait for it.
+// Lets a worker thread say it left its worker and the shutdown wait for it
+// (one waiter: it looks for a while before it sleeps on the word).
 class WorkerExit {
  public:
   void mark_exited();   // the worker thread, last thing before going back to the pool
   void wait();          // the runtime's shutdown
-  void reset() { word_.store(0, std::memory_order_relaxed); }
+  void reset() { word_.store(kRunning, std::memory_order_relaxed); }
 
  private:
-  std::atomic<std::uint32_t> word_{0};
+  enum : std::uint32_t { kRunning = 0, kExited = 1, kWaiterAsleep = 2 };
+  std::atomic<std::uint32_t> word_{kRunning};
 };
 
 }  // namespace weft::detail
