@@ -2,8 +2,9 @@
 # Packs what bench/run-16core.sh runs into .device-bundle/ (git-ignored) and
 # keeps it under the device tool's 64 MiB carry limit: the full bundle of
 # ../shared/tools/device-bundle.sh is ~130 MB (every test, OpenBLAS, MPI).
-# Keeps weft-bench, weft-topo, weft-startup-probe, weft-omp-probe, the stress
-# tests run-16core.sh runs, the libraries they link, and libweft-omp.so.
+# Keeps weft-bench, weft-topo, weft-startup-probe, weft-omp-probe,
+# weft-osci-serve-probe, the stress tests run-16core.sh runs, the libraries
+# they link, and libweft-omp.so.
 #   bash bench/pack-16core.sh            (builds build/release first)
 # Then: run with carry [".device-bundle", ".device-ref"] (the authors'
 # benchmarks, if built) the command
@@ -20,8 +21,9 @@ if [ -n "$base_commit" ]; then
 fi
 bash ../shared/tools/device-bundle.sh >/dev/null
 out=.device-bundle
-keep="weft-bench weft-topo weft-startup-probe weft-omp-probe runtime_ult_test runtime_scheduler_test
-      runtime_many_ults_test sync_combining_stress_test sync_linearizability_test"
+keep="weft-bench weft-topo weft-startup-probe weft-omp-probe weft-osci-serve-probe runtime_ult_test
+      runtime_scheduler_test runtime_many_ults_test sync_combining_stress_test sync_linearizability_test
+      sync_channel_test"
 for exe in "$out"/bin/*; do
   case " $(echo $keep) " in *" $(basename "$exe") "*) ;; *) rm -f "$exe" ;; esac
 done
