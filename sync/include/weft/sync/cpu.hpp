@@ -1,7 +1,7 @@
 #pragma once
 // Processor-level helpers the sync layer uses by their short names: the
-// spin-loop hint, the write prefetch and the cache-line size, defined once in the lowest layer
-// (weft/sched/cpu.hpp).
+// spin-loop hint, the write prefetch and the cache-line size, defined once in
+// the lowest layer (weft/sched/cpu.hpp).
 
 #include "weft/sched/cpu.hpp"
 
