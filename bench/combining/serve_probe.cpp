@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
+#include <thread>
 #include <vector>
 
 #include <weft/runtime.hpp>
