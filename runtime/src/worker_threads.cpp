@@ -12,7 +12,6 @@
 #include <mutex>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,7 +20,6 @@
 #include "futex.hpp"
 #include "stack_allocator.hpp"
 #include "stack_overflow.hpp"
-#include "steady_ns.hpp"
 #include "weft/sched/cpuset.hpp"
 #include "worker.hpp"
 
@@ -73,6 +71,23 @@ std::vector<PooledThread*>& idle_threads() {
   return *v;
 }
 
+// Looks until `ready()` holds (true) or `spin` has passed (false), offering
+// the CPU (sched_yield) at every `yield_every`-th look: the spin part of the
+// pooled threads' and the shutdown's waits, which then sleep on a futex.
+template <class Ready>
+bool look_for(std::chrono::nanoseconds spin, std::uint32_t yield_every, Ready ready) {
+  using clock = std::chrono::steady_clock;
+  const auto until = clock::now() + spin;
+  for (std::uint32_t round = 1;; ++round) {
+    if (ready()) return true;
+    if (round % yield_every == 0) {
+      if (clock::now() >= until) return false;
+      sched_yield();
+    }
+    for (int i = 0; i < 8; ++i) cpu_relax();
+  }
+}
+
 // Waits until `word` moves on from `seen`: spins, then sleeps on the futex.
 // A thread whose job is on its way (`expecting`: a new thread, or one a
 // runtime has taken) spins kFirstJobSpin offering its CPU at every look;
@@ -80,17 +95,9 @@ std::vector<PooledThread*>& idle_threads() {
 // starts the next runtime may share it). `sleeping` and `word` form a Dekker
 // pair with bump(): one of the two sees the other, so no bump is missed.
 void wait_for_word(PooledThread* self, std::uint32_t seen, bool expecting) {
-  using clock = std::chrono::steady_clock;
-  const auto until = clock::now() + (expecting ? kFirstJobSpin : kPooledSpin);
-  const std::uint32_t yield_every = expecting ? 1 : 16;
-  for (std::uint32_t round = 1;; ++round) {
-    if (self->word.load(std::memory_order_acquire) != seen) return;
-    if (round % yield_every == 0) {
-      if (clock::now() >= until) break;
-      sched_yield();
-    }
-    for (int i = 0; i < 8; ++i) cpu_relax();
-  }
+  if (look_for(expecting ? kFirstJobSpin : kPooledSpin, expecting ? 1 : 16,
+               [&] { return self->word.load(std::memory_order_acquire) != seen; }))
+    return;
   self->sleeping.store(true, std::memory_order_seq_cst);
   while (self->word.load(std::memory_order_seq_cst) == seen) futex_wait(&self->word, seen);
   self->sleeping.store(false, std::memory_order_relaxed);
@@ -314,15 +321,11 @@ void WorkerExit::wait() {
   // latency (tens of microseconds on a VM's idle vCPU). A waiter that went to
   // sleep at once would add a wake-up latency of its own to the teardown, so
   // it first looks for a while, yielding (the worker may share its CPU).
-  constexpr std::uint64_t kLookNs = 200'000;
-  const std::uint64_t since = steady_ns();
+  if (look_for(std::chrono::microseconds(200), 1, [&] { return word_.load(std::memory_order_acquire) == kExited; }))
+    return;
   for (;;) {
     std::uint32_t state = word_.load(std::memory_order_acquire);
     if (state == kExited) return;
-    if (steady_ns() - since < kLookNs) {
-      std::this_thread::yield();
-      continue;
-    }
     if (state == kRunning &&
         !word_.compare_exchange_strong(state, kWaiterAsleep, std::memory_order_acq_rel, std::memory_order_acquire))
       continue;  // it exited meanwhile
