@@ -32,6 +32,11 @@ int current_worker_index() {
   return weft::this_ult::worker_index();
 }
 
+CurrentWorker current_worker() {
+  if (WorkerIndexHook h = g_worker_hook.load(std::memory_order_acquire)) return {h(), nullptr};
+  return {weft::this_ult::worker_index(), weft::this_ult::worker_identity()};
+}
+
 int current_worker_count() {
   if (g_worker_hook.load(std::memory_order_acquire)) return 0;
   return weft::this_ult::num_workers();

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sync_test_util.hpp"
@@ -116,6 +118,39 @@ void own_responses(int per_worker, int ops, Make make, Check check) {
   ASSERT_NO_FATAL_FAILURE(expect_chain_from_zero(all));
 }
 
+// Callers of record_history(): `per_worker` ULTs on each worker and, at the
+// same time, `threads` plain threads.
+struct OnUltsAndThreads {
+  weft::Runtime& rt;
+  int per_worker;
+  int threads;
+  int callers() const { return rt.num_workers() * per_worker + threads; }
+  void run(const std::function<void(int)>& fn) const {
+    const int ults = rt.num_workers() * per_worker;
+    std::thread plain([&] { run_threads(threads, [&](int t) { fn(ults + t); }); });
+    run_ults(rt, per_worker, fn);
+    plain.join();
+  }
+};
+
+// Osci with `cores` Announce slots, called at once by ULTs of both workers
+// and by plain threads, with random yields: every history linearizable.
+void mixed_caller_histories(int cores, int histories) {
+  weft::Runtime rt(config());
+  for (int round = 0; round < histories; ++round) {
+    OsciY<ws::FetchMultiply<std::uint64_t>> obj(ws::FetchMultiply<std::uint64_t>{}, ws::OsciConfig{.cores = cores});
+    const auto hist = record_history(
+        obj, OnUltsAndThreads{rt, 6, 2}, 40, static_cast<std::uint64_t>(round * 31 + 5),
+        [](Rng& rng, int, int) -> std::uint64_t { return rng.next() | 1u; },
+        [](Rng& rng) {
+          local_work(rng, 256);
+          if (rng.below(4) == 0) weft::this_ult::yield();
+        });
+    ASSERT_TRUE(linearizable(ws::FetchMultiplyModel<std::uint64_t>{}, hist)) << "history " << round;
+    ASSERT_EQ(obj.stats().requests, static_cast<std::uint64_t>(14 * 40));
+  }
+}
+
 }  // namespace
 
 TEST(OsciRuntime, WorkerIndexAndYieldComeFromTheRuntime) {
@@ -170,6 +205,15 @@ TEST(OsciRuntime, OsciQueueExactlyOnce) {
   weft::Runtime rt(config());
   ws::CombiningQueue<int, OsciY> q(256);
   ult_queue_exactly_once<int>(rt, q, 16, 2000);
+}
+
+// A director on a worker records its ULTs' requests without the door's CAS,
+// so no other caller may record in its node: here both workers and two plain
+// threads share one Announce slot (cores = 1); with two slots the plain
+// threads share the workers' (their ordinals modulo 2).
+TEST(OsciRuntime, WorkersAndPlainThreadsSharingAnnounceSlotsStayLinearizable) {
+  mixed_caller_histories(1, 30);
+  mixed_caller_histories(2, 30);
 }
 
 // The paper's batching (Algorithm 1, lines 9-13): the director opens its

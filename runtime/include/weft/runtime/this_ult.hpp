@@ -25,6 +25,9 @@ namespace detail {
 // The index of the worker this thread runs, -1 on other threads (read by
 // this_ult::worker_index(), inline: combining objects ask on every operation).
 extern __attribute__((tls_model("initial-exec"))) constinit thread_local int tls_worker_index;
+// The worker this thread runs, null on other threads (this_ult::worker_identity()).
+class Worker;
+extern __attribute__((tls_model("initial-exec"))) constinit thread_local Worker* tls_worker;
 }  // namespace detail
 
 namespace this_ult {
@@ -45,6 +48,10 @@ void sleep_for(std::chrono::duration<Rep, Period> d) {
 bool inside();
 // Index of the worker running the caller, -1 outside a ULT.
 inline int worker_index() { return detail::tls_worker_index; }
+// The worker running the caller, as an identity, nullptr outside a ULT: unlike
+// the index, unique among the workers of all live runtimes. The ULTs of one
+// worker never run at the same time, and a started ULT keeps its worker.
+inline const void* worker_identity() { return detail::tls_worker; }
 // Number of workers of the caller's runtime, 0 outside a ULT.
 int num_workers();
 // Id of the calling ULT (0 outside a ULT).

@@ -37,6 +37,15 @@ void yield_now();
 // weft::this_ult::worker_index().
 void set_worker_index_hook(WorkerIndexHook hook) noexcept;
 int current_worker_index();
+// The caller's worker index (as current_worker_index()) and the worker as an
+// identity (this_ult::worker_identity()), in one call. The identity is
+// nullptr outside a ULT and while a worker-index hook is installed (the
+// hook's "workers" may be kernel threads that run at the same time).
+struct CurrentWorker {
+  int index = -1;
+  const void* identity = nullptr;
+};
+CurrentWorker current_worker();
 // Number of workers of the caller's runtime (weft::this_ult::num_workers());
 // 0 on a plain thread or while a worker-index hook is installed (the count
 // of the hook's workers is unknown).
