@@ -1,8 +1,11 @@
 // Fair yield (design: "after yield(), every other ready ULT of that worker
 // runs once before the yielder runs again"), which Osci's batching relies on.
 
+#include <cfenv>
 #include <map>
 #include <vector>
+
+#include <xmmintrin.h>
 
 #include "test_support.hpp"
 
@@ -111,6 +114,46 @@ TEST_P(YieldTest, YieldAloneReturnsAtOnce) {
       for (int i = 0; i < 1000; ++i) this_ult::yield();
     }).join();
   SUCCEED();
+}
+
+// The rounding mode as the x87 unit has it (glibc's fegetround reads the x87
+// control word) and as SSE has it (MXCSR bits 13-14, in the same encoding).
+int x87_rounding() { return std::fegetround(); }
+int sse_rounding() { return static_cast<int>(_mm_getcsr() & 0x6000u) >> 3; }
+
+// A switch keeps each ULT's floating-point control words (MXCSR, x87), as
+// Boost.Context's does: a ULT that sets a rounding mode and yields does not
+// hand it to the next ULT (context_switch_x86_64.S saves and loads them).
+TEST(ContextSwitch, EachUltKeepsItsRoundingMode) {
+  Config c;
+  c.workers = 1;
+  c.pin_workers = false;
+  Runtime rt(c);
+  rt.run([] {
+    auto check = [](int mode) {
+      EXPECT_EQ(x87_rounding(), mode);
+      EXPECT_EQ(sse_rounding(), mode);
+    };
+    // Both start (and so get their contexts) before either changes its mode.
+    auto up = spawn([&] {
+      this_ult::yield();
+      std::fesetround(FE_UPWARD);
+      this_ult::yield();  // the other ULT runs with its own mode meanwhile
+      check(FE_UPWARD);
+      std::fesetround(FE_TONEAREST);
+    });
+    auto down = spawn([&] {
+      this_ult::yield();
+      check(FE_TONEAREST);
+      std::fesetround(FE_DOWNWARD);
+      this_ult::yield();
+      check(FE_DOWNWARD);
+      std::fesetround(FE_TONEAREST);
+    });
+    up.join();
+    down.join();
+    check(FE_TONEAREST);
+  });
 }
 
 }  // namespace
