@@ -316,7 +316,7 @@ void RuntimeImpl::shutdown() {
   }
   if (topology_requested_) TopologyOrderLoader::instance().withdraw(this);
   stopping.store(true, std::memory_order_seq_cst);
-  for (auto& w : workers_) w->wake_up();
+  for (auto& w : workers_) w->stop();  // lets go of sleeping workers, wakes the others
   for (auto& w : workers_) w->join_thread();
   trace_runtime_stopped(*this);
   if (config_.print_stats) std::fprintf(stderr, "weft: statistics at shutdown\n%s", stats().to_string().c_str());

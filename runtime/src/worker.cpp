@@ -120,8 +120,30 @@ Worker::Worker(RuntimeImpl* rt, int index, int os_cpu, int os_node)
 Worker::~Worker() = default;
 
 void Worker::start() { WorkerThreads({pinned_cpu()}).start(0, this); }
-void Worker::join_thread() { exit_.wait(); }
+
+void Worker::stop() {
+  if (thread_ && let_go_if_asleep(thread_)) {
+    // Its thread made its last write to this worker before it went to sleep
+    // (ordered by the rest word): the rest of the bookkeeping is done here.
+    let_go_ = true;
+    const std::uint64_t now = steady_ns();
+    sleeping_ns_.add(now - asleep_since_ns_);
+    stopped_at_ns_.add(now);
+    if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_end, 0, 0, 0, 0);
+    return;
+  }
+  wake_up();
+}
+
+void Worker::join_thread() {
+  if (!let_go_) exit_.wait();
+}
 int Worker::pinned_cpu() const { return rt_->config().pin_workers ? os_cpu_ : -1; }
+
+void Worker::attach_thread(PooledThread* thread) {
+  thread_ = thread;
+  rest_word_.store(&rest_word_of(thread), std::memory_order_seq_cst);
+}
 
 void Worker::run_on_this_thread() {
   tls_worker = this;
@@ -134,7 +156,15 @@ void Worker::run_on_this_thread() {
   sanitizer::adopt_thread(&scheduler_);
   while (true) {
     Task* next = find_work();
-    if (!next) next = idle();
+    if (!next) {
+      bool let_go = false;
+      next = idle(&let_go);
+      if (let_go) {  // the runtime stopped and let go of this worker in its sleep: it may be gone
+        tls_worker = nullptr;
+        tls_worker_index = -1;
+        return;
+      }
+    }
     if (next) {
       switch_to(next, PostSwitch::none);
       continue;
@@ -162,6 +192,7 @@ void Worker::come_back() {
 }
 
 void Worker::enter_hosted() {
+  rest_word_.store(&own_rest_word_, std::memory_order_seq_cst);
   tls_worker = this;
   tls_worker_index = index_;
   come_back();
@@ -321,10 +352,7 @@ void Worker::enqueue_remote(Task* t) {
   if (rest_.load(std::memory_order_seq_cst) > Rest::awake) wake_up();
 }
 
-void Worker::wake_up() {
-  futex_word_.fetch_add(1, std::memory_order_seq_cst);
-  futex_wake(&futex_word_, 1);
-}
+void Worker::wake_up() { rest_word_.load(std::memory_order_seq_cst)->wake(); }
 
 void Worker::drain_inbox() {
   Task* list = inbox_.exchange(nullptr, std::memory_order_acquire);
@@ -447,13 +475,17 @@ Task* Worker::find_work() {
   return steal();
 }
 
-// One wait on the futex (until woken, or for `timeout`; negative: no
-// limit), counted and traced as a sleep. Returns the ns it slept.
-std::uint64_t Worker::sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout) {
+// One wait on the rest word (until woken, or for `timeout`; negative: no
+// limit), counted and traced as a sleep. Returns the ns it slept, or kLetGo:
+// the runtime let go of the worker meanwhile (`may_let_go`), and nothing of
+// it may be touched any more.
+std::uint64_t Worker::sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout, bool may_let_go) {
   ++sleeps_;
   const std::uint64_t slept_at = steady_ns();
+  asleep_since_ns_ = slept_at;
   if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_begin, 0, 0, 0, 0);
-  futex_wait(&futex_word_, seq, timeout);
+  if (rest_word_.load(std::memory_order_relaxed)->sleep(seq, timeout, may_let_go) == RestWord::Woke::let_go)
+    return kLetGo;
   const std::uint64_t slept = steady_ns() - slept_at;
   sleeping_ns_.add(slept);
   if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_end, 0, 0, 0, 0);
@@ -477,7 +509,7 @@ constexpr auto kLoneEntryNap = std::chrono::microseconds(200);
 constexpr std::uint32_t kLoneEntryQuietWindows = 8;
 
 std::uint64_t Worker::nap_among_lone_entries() {
-  const std::uint32_t seq = futex_word_.load(std::memory_order_seq_cst);
+  const std::uint32_t seq = rest_word_.load(std::memory_order_relaxed)->seq();
   rest_.store(Rest::napping, std::memory_order_seq_cst);
   std::uint64_t napped = 0;
   if (!inbox_.load(std::memory_order_seq_cst) && !rt_->stopping.load(std::memory_order_seq_cst)) {
@@ -492,7 +524,7 @@ std::uint64_t Worker::nap_among_lone_entries() {
 // Spin for a while looking for work, then sleep on the futex until woken
 // (or until the next timer is due); nap instead while only lone entries are
 // in sight (above).
-Task* Worker::idle() {
+Task* Worker::idle(bool* let_go) {
   using clock = std::chrono::steady_clock;
   rt_->searching.fetch_add(1, std::memory_order_seq_cst);
   passed_lone_entry_ = false;
@@ -547,7 +579,8 @@ Task* Worker::idle() {
   // Idle: give back the memory of stacks that have gone unused for a while.
   const bool more_to_trim = StackCache::trim_idle_depots();
 
-  std::uint32_t seq = futex_word_.load(std::memory_order_seq_cst);
+  RestWord& rest_word = *rest_word_.load(std::memory_order_relaxed);
+  const std::uint32_t seq = rest_word.seq();
   rest_.store(Rest::asleep, std::memory_order_seq_cst);
   rt_->sleepers.fetch_add(1, std::memory_order_seq_cst);
   bool work_visible = inbox_.load(std::memory_order_seq_cst) != nullptr || rt_->any_stealable_work() ||
@@ -561,12 +594,20 @@ Task* Worker::idle() {
     const bool nap = timeout.count() < 0 || timeout > first_nap;
     if (nap) timeout = first_nap;
     if (timeout.count() != 0) {
-      sleep_on_futex(seq, timeout);
-      if (nap && futex_word_.load(std::memory_order_seq_cst) == seq && !rt_->any_stealable_work() &&
-          !inbox_.load(std::memory_order_seq_cst) && !rt_->stopping.load(std::memory_order_seq_cst)) {
+      // From here on the runtime may let go of this worker while it sleeps
+      // (stop()): nothing of it may be touched after such a sleep.
+      if (sleep_on_futex(seq, timeout, let_go != nullptr) == kLetGo) {
+        *let_go = true;
+        return nullptr;
+      }
+      if (nap && rest_word.seq() == seq && !rt_->any_stealable_work() && !inbox_.load(std::memory_order_seq_cst) &&
+          !rt_->stopping.load(std::memory_order_seq_cst)) {
         auto rest = timers_.time_to_next(clock::now());
         if (more_to_trim && (rest.count() < 0 || rest > std::chrono::seconds(1))) rest = std::chrono::seconds(1);
-        sleep_on_futex(seq, rest);
+        if (sleep_on_futex(seq, rest, let_go != nullptr) == kLetGo) {
+          *let_go = true;
+          return nullptr;
+        }
       }
     }
   }

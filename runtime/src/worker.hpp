@@ -84,8 +84,16 @@ class Worker final {
   void enter_hosted();
   void run_hosted(Task* target);
   void leave_hosted();
-  void join_thread();  // waits until that thread has left the worker
-  // The scheduling loop; returns when the runtime stops. Run by start().
+  // The runtime stopping (`stopping` set, no ULT left): lets go of the
+  // worker if it sleeps (its thread will not touch it again: no wake-up to
+  // wait for), else wakes it to leave.
+  void stop();
+  void join_thread();  // waits until its thread has left the worker (unless it was let go of)
+  // The pooled thread that will run it (WorkerThreads::start, before it
+  // hands the worker over): the worker sleeps on that thread's rest word.
+  void attach_thread(PooledThread* thread);
+  // The scheduling loop; returns when the runtime stops or lets go of it
+  // (the worker may be gone then). Run by start().
   void run_on_this_thread();
   int pinned_cpu() const;  // the OS CPU its thread must be pinned to, -1: none
 
@@ -174,9 +182,13 @@ class Worker final {
   Task* steal();
   bool lone_entry_settled(const Worker* victim, std::uint32_t ticket);
   Task* find_work();
-  Task* idle();
+  // Spins, then sleeps; null when it found no work. `let_go` (the loop of
+  // run_on_this_thread): set when the runtime let go of the worker in its
+  // sleep, and then nothing of the worker may be touched.
+  Task* idle(bool* let_go = nullptr);
   std::uint64_t nap_among_lone_entries();
-  std::uint64_t sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout);
+  static constexpr std::uint64_t kLetGo = ~std::uint64_t{0};
+  std::uint64_t sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout, bool may_let_go = false);
   inline void run_claimed_child(Task* child, Task* self, bool entry_ref);
   inline void run_inline(Task* child, Task* self, bool entry_ref);
   [[gnu::noinline]] void run_inline_traced(Task* child, Task* self, bool entry_ref);
@@ -216,7 +228,13 @@ class Worker final {
 
   WorkDeque deque_;
   alignas(sched::cache_line_size) std::atomic<Task*> inbox_{nullptr};
-  alignas(sched::cache_line_size) std::atomic<std::uint32_t> futex_word_{0};
+  // Where it sleeps: its thread's rest word (which outlives it), or its own
+  // while hosted or before it first ran.
+  alignas(sched::cache_line_size) std::atomic<RestWord*> rest_word_{&own_rest_word_};
+  RestWord own_rest_word_;
+  PooledThread* thread_ = nullptr;      // the pooled thread running it (attach_thread)
+  std::uint64_t asleep_since_ns_ = 0;   // the last sleep_on_futex's start (read by a stop() that lets go)
+  bool let_go_ = false;                 // stop() let go of it: join_thread has nothing to wait for
   // On the futex in idle(): asleep, or napping while still counted as
   // searching (nap_among_lone_entries). An inbox push wakes either (those
   // after `awake`). Away: a hosted worker outside Runtime::host, which

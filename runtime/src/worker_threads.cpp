@@ -46,6 +46,7 @@ constexpr auto kFirstJobSpin = std::chrono::milliseconds(2);
 // One pooled kernel thread.
 struct PooledThread {
   std::atomic<std::uint32_t> word{0};  // bumped when a job arrives, or is on its way (nudge)
+  RestWord rest;                       // where its workers sleep
   std::atomic<bool> sleeping{false};   // on the futex: a bump must wake it
   std::atomic<Worker*> job{nullptr};   // taken (exchanged for null) by the thread
   cpu_set_t original{};                // the process's mask when it was created (where unpinned workers run)
@@ -146,6 +147,7 @@ void install_guard_and_signal_stack(PooledThread* self) {
 void bump(PooledThread* t) {
   t->word.fetch_add(1, std::memory_order_seq_cst);
   if (t->sleeping.load(std::memory_order_seq_cst)) futex_wake(&t->word, 1);  // a spinning one sees the word
+  t->rest.wake_if_let_go();  // given back to the pool while its worker slept
 }
 
 // Gives thread t its next job.
@@ -239,7 +241,9 @@ void* pooled_thread_main(void* arg) {
       self->pinned_to = cpu;
     }
     w->run_on_this_thread();  // returns when its runtime stops; the worker may be gone after
-    give_back(self);
+    // A worker the runtime let go of while it slept: the runtime gave this
+    // thread back to the pool then.
+    if (!self->rest.take_let_go()) give_back(self);
     expecting = false;
   }
 }
@@ -308,8 +312,60 @@ WorkerThreads::~WorkerThreads() {
 }
 
 void WorkerThreads::start(std::size_t i, Worker* w) {
-  hand_over(threads_.at(i), w);
+  w->attach_thread(threads_.at(i));
+  hand_over(threads_[i], w);
   threads_[i] = nullptr;
+}
+
+RestWord::Woke RestWord::sleep(std::uint32_t seq, std::chrono::nanoseconds timeout, bool may_let_go) {
+  if (!may_let_go) {
+    futex_wait(&word_, seq, timeout);
+    return Woke::woken;
+  }
+  // On the word as asleep, unless a wake() came after `seq`; let_go() may
+  // change it from asleep to let go while the thread is in the kernel.
+  std::uint32_t expected = seq;
+  if (!word_.compare_exchange_strong(expected, seq | kAsleep, std::memory_order_seq_cst)) return Woke::woken;
+  futex_wait(&word_, seq | kAsleep, timeout);
+  std::uint32_t now = word_.load(std::memory_order_acquire);
+  for (;;) {
+    if ((now & kState) == kLetGo) return Woke::let_go;
+    if (word_.compare_exchange_weak(now, now & ~kState, std::memory_order_acq_rel, std::memory_order_acquire))
+      return Woke::woken;
+  }
+}
+
+void RestWord::wake() {
+  word_.fetch_add(kSeqStep, std::memory_order_seq_cst);
+  futex_wake(&word_, 1);
+}
+
+bool RestWord::let_go() {
+  std::uint32_t now = word_.load(std::memory_order_acquire);
+  while ((now & kState) == kAsleep)
+    if (word_.compare_exchange_weak(now, (now & ~kState) | kLetGo, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
+  return false;
+}
+
+void RestWord::wake_if_let_go() {
+  if ((word_.load(std::memory_order_seq_cst) & kState) == kLetGo) futex_wake(&word_, 1);
+}
+
+bool RestWord::take_let_go() {
+  std::uint32_t now = word_.load(std::memory_order_acquire);
+  while ((now & kState) == kLetGo)
+    if (word_.compare_exchange_weak(now, now & ~kState, std::memory_order_seq_cst, std::memory_order_acquire))
+      return true;
+  return false;
+}
+
+RestWord& rest_word_of(PooledThread* t) { return t->rest; }
+
+bool let_go_if_asleep(PooledThread* t) {
+  if (!t->rest.let_go()) return false;
+  give_back(t);
+  return true;
 }
 
 void WorkerExit::mark_exited() {

@@ -6,6 +6,7 @@
 // the new worker's CPU differs.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +14,46 @@ namespace weft::detail {
 
 class Worker;
 struct PooledThread;
+
+// Where an idle worker sleeps: a futex word, bumped by wake(), whose low bits
+// say whether the worker is on it. A pooled thread has one, which outlives
+// the workers it runs, so a runtime shutting down can let go of a worker
+// asleep on it (let_go_if_asleep) instead of waking it and waiting until it
+// left: the thread, whenever it wakes, goes back to the pool without touching
+// the worker again. (Waking every sleeping worker and waiting for each was
+// most of a teardown: bench/results/startup-2core.md.)
+class RestWord {
+ public:
+  enum class Woke : std::uint8_t { woken, let_go };
+  // Read before the last look for work; sleep() returns at once if wake()
+  // came after it.
+  std::uint32_t seq() const { return word_.load(std::memory_order_seq_cst); }
+  // Sleeps until wake() or the timeout (< 0: none). `may_let_go`: a
+  // shutdown may let go of the sleeper meanwhile; it then returns let_go,
+  // and the caller must not touch its worker again.
+  Woke sleep(std::uint32_t seq, std::chrono::nanoseconds timeout, bool may_let_go);
+  void wake();
+  // The shutdown (its runtime stopping): true if the sleeper was asleep,
+  // may be let go, and now is.
+  bool let_go();
+  // Wakes a thread still asleep where it was let go of (the pool hands it a
+  // job); nothing otherwise.
+  void wake_if_let_go();
+  // The thread, back from a worker: true (and the state cleared) if the
+  // runtime let go of it there.
+  bool take_let_go();
+
+ private:
+  static constexpr std::uint32_t kAsleep = 1, kLetGo = 2, kState = 3, kSeqStep = 4;
+  std::atomic<std::uint32_t> word_{0};
+};
+
+// The rest word of a pooled thread (workers sleep there while it runs them).
+RestWord& rest_word_of(PooledThread* t);
+// A runtime stopping: lets go of the worker that thread `t` runs if it is
+// asleep (true; the thread is idle in the pool from here on, and will not
+// touch the worker again), else false.
+bool let_go_if_asleep(PooledThread* t);
 
 // The threads of a runtime's workers, taken before the workers exist: one
 // for each entry of `cpus` (the CPU that worker will be pinned to, -1: not

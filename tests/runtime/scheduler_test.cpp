@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <set>
 #include <thread>
 #include <utility>
@@ -366,6 +367,37 @@ TEST(SchedulerShutdown, DeadlockedUltsAreReportedAndAbandoned) {
   }
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("1 ULT(s) blocked"), std::string::npos) << err;
+}
+
+// The kernel threads of this process (/proc/self/task).
+std::size_t process_threads() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// A runtime whose workers sleep lets go of them at shutdown instead of waking
+// each and waiting for it to leave: their threads go back to the pool asleep,
+// and the next runtime must get them (woken when it hands them a worker), not
+// new ones. Losing them would add two threads a round; not waking them would
+// hang the next round.
+TEST(SchedulerShutdown, ThreadsOfWorkersLetGoInTheirSleepAreReused) {
+  Config c;
+  c.workers = 2;
+  c.pin_workers = false;
+  c.idle_spin_us = 0;  // asleep as soon as idle
+  std::size_t after_first = 0;
+  for (int round = 0; round < 20; ++round) {
+    {
+      Runtime rt(c);
+      for (int w = 0; w < c.workers; ++w) EXPECT_EQ(rt.spawn_on(w, [] { return this_ult::worker_index(); }).join(), w);
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));  // both fall asleep
+    }
+    if (round == 0) after_first = process_threads();
+  }
+  // A worker still awake at shutdown leaves and gives its thread back after
+  // ~Runtime returned, so now and then the next runtime makes a new one.
+  EXPECT_LE(process_threads(), after_first + 6);
 }
 
 TEST(SchedulerShutdown, DetachedExceptionIsReported) {
