@@ -476,7 +476,7 @@ Task* Worker::find_work() {
 }
 
 // One wait on the rest word (until woken, or for `timeout`; negative: no
-// limit), counted and traced as a sleep. Returns the ns it slept, or kLetGo:
+// limit), counted and traced as a sleep. Returns the ns it slept, or kSleepLetGo:
 // the runtime let go of the worker meanwhile (`may_let_go`), and nothing of
 // it may be touched any more.
 std::uint64_t Worker::sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout, bool may_let_go) {
@@ -485,7 +485,7 @@ std::uint64_t Worker::sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds
   asleep_since_ns_ = slept_at;
   if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_begin, 0, 0, 0, 0);
   if (rest_word_.load(std::memory_order_relaxed)->sleep(seq, timeout, may_let_go) == RestWord::Woke::let_go)
-    return kLetGo;
+    return kSleepLetGo;
   const std::uint64_t slept = steady_ns() - slept_at;
   sleeping_ns_.add(slept);
   if (tracing()) [[unlikely]] trace_record(TraceKind::sleep_end, 0, 0, 0, 0);
@@ -596,7 +596,7 @@ Task* Worker::idle(bool* let_go) {
     if (timeout.count() != 0) {
       // From here on the runtime may let go of this worker while it sleeps
       // (stop()): nothing of it may be touched after such a sleep.
-      if (sleep_on_futex(seq, timeout, let_go != nullptr) == kLetGo) {
+      if (sleep_on_futex(seq, timeout, let_go != nullptr) == kSleepLetGo) {
         *let_go = true;
         return nullptr;
       }
@@ -604,7 +604,7 @@ Task* Worker::idle(bool* let_go) {
           !rt_->stopping.load(std::memory_order_seq_cst)) {
         auto rest = timers_.time_to_next(clock::now());
         if (more_to_trim && (rest.count() < 0 || rest > std::chrono::seconds(1))) rest = std::chrono::seconds(1);
-        if (sleep_on_futex(seq, rest, let_go != nullptr) == kLetGo) {
+        if (sleep_on_futex(seq, rest, let_go != nullptr) == kSleepLetGo) {
           *let_go = true;
           return nullptr;
         }

@@ -187,7 +187,7 @@ class Worker final {
   // sleep, and then nothing of the worker may be touched.
   Task* idle(bool* let_go = nullptr);
   std::uint64_t nap_among_lone_entries();
-  static constexpr std::uint64_t kLetGo = ~std::uint64_t{0};
+  static constexpr std::uint64_t kSleepLetGo = ~std::uint64_t{0};
   std::uint64_t sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout, bool may_let_go = false);
   inline void run_claimed_child(Task* child, Task* self, bool entry_ref);
   inline void run_inline(Task* child, Task* self, bool entry_ref);
