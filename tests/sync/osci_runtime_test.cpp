@@ -137,17 +137,19 @@ struct OnUltsAndThreads {
 // and by plain threads, with random yields: every history linearizable.
 void mixed_caller_histories(int cores, int histories) {
   weft::Runtime rt(config());
+  const OnUltsAndThreads callers{rt, 6, 2};
+  constexpr int ops = 40;
   for (int round = 0; round < histories; ++round) {
     OsciY<ws::FetchMultiply<std::uint64_t>> obj(ws::FetchMultiply<std::uint64_t>{}, ws::OsciConfig{.cores = cores});
     const auto hist = record_history(
-        obj, OnUltsAndThreads{rt, 6, 2}, 40, static_cast<std::uint64_t>(round * 31 + 5),
+        obj, callers, ops, static_cast<std::uint64_t>(round * 31 + 5),
         [](Rng& rng, int, int) -> std::uint64_t { return rng.next() | 1u; },
         [](Rng& rng) {
           local_work(rng, 256);
           if (rng.below(4) == 0) weft::this_ult::yield();
         });
     ASSERT_TRUE(linearizable(ws::FetchMultiplyModel<std::uint64_t>{}, hist)) << "history " << round;
-    ASSERT_EQ(obj.stats().requests, static_cast<std::uint64_t>(14 * 40));
+    ASSERT_EQ(obj.stats().requests, static_cast<std::uint64_t>(callers.callers() * ops));
   }
 }
 
