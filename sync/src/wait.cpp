@@ -27,15 +27,12 @@ void set_worker_index_hook(WorkerIndexHook hook) noexcept {
   g_worker_hook.store(hook, std::memory_order_release);
 }
 
-int current_worker_index() {
-  if (WorkerIndexHook h = g_worker_hook.load(std::memory_order_acquire)) return h();
-  return weft::this_ult::worker_index();
-}
-
 CurrentWorker current_worker() {
   if (WorkerIndexHook h = g_worker_hook.load(std::memory_order_acquire)) return {h(), nullptr};
   return {weft::this_ult::worker_index(), weft::this_ult::worker_identity()};
 }
+
+int current_worker_index() { return current_worker().index; }
 
 int current_worker_count() {
   if (g_worker_hook.load(std::memory_order_acquire)) return 0;
