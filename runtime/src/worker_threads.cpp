@@ -340,25 +340,21 @@ void RestWord::wake() {
   futex_wake(&word_, 1);
 }
 
-bool RestWord::let_go() {
+bool RestWord::change_state(std::uint32_t from, std::uint32_t to) {
   std::uint32_t now = word_.load(std::memory_order_acquire);
-  while ((now & kState) == kAsleep)
-    if (word_.compare_exchange_weak(now, (now & ~kState) | kLetGo, std::memory_order_acq_rel, std::memory_order_acquire))
+  while ((now & kState) == from)
+    if (word_.compare_exchange_weak(now, (now & ~kState) | to, std::memory_order_seq_cst, std::memory_order_acquire))
       return true;
   return false;
 }
+
+bool RestWord::let_go() { return change_state(kAsleep, kLetGo); }
 
 void RestWord::wake_if_let_go() {
   if ((word_.load(std::memory_order_seq_cst) & kState) == kLetGo) futex_wake(&word_, 1);
 }
 
-bool RestWord::take_let_go() {
-  std::uint32_t now = word_.load(std::memory_order_acquire);
-  while ((now & kState) == kLetGo)
-    if (word_.compare_exchange_weak(now, now & ~kState, std::memory_order_seq_cst, std::memory_order_acquire))
-      return true;
-  return false;
-}
+bool RestWord::take_let_go() { return change_state(kLetGo, 0); }
 
 RestWord& rest_word_of(PooledThread* t) { return t->rest; }
 

@@ -45,6 +45,8 @@ class RestWord {
 
  private:
   static constexpr std::uint32_t kAsleep = 1, kLetGo = 2, kState = 3, kSeqStep = 4;
+  // The state from `from` to `to`, the sequence kept; false if it was not `from`.
+  bool change_state(std::uint32_t from, std::uint32_t to);
   std::atomic<std::uint32_t> word_{0};
 };
 
