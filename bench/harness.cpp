@@ -101,7 +101,9 @@ ProcessRun run_process(const std::string& path, const std::vector<std::string>& 
   close(out[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  run.wall_ns = now_ns() - t0;
+  run.spawned_ns = t0;
+  run.reaped_ns = now_ns();
+  run.wall_ns = run.reaped_ns - t0;
   run.exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   return run;
 }

@@ -9,7 +9,9 @@
 // before its parallel work can begin; library loading is before main() and
 // counted only in the parent's process wall time), then the shutdown; for
 // weft also "<workers_built_ns> <last_worker_running_ns>" (Stats::startup,
-// since its constructor began).
+// since its constructor began). A second line, "main <began_ns> <ends_ns>",
+// gives main()'s first and last moments on the steady clock, which every
+// process of the machine shares.
 // <impl> is one of weft, tbb, openmp, std-thread.
 #include <cstdio>
 #include <cstdlib>
@@ -49,5 +51,8 @@ int main(int argc, char** argv) {
     std::printf("%.0f %.0f %.0f %.0f\n", t.start, t.teardown, t.workers_built, t.last_worker_running);
   else
     std::printf("%.0f %.0f\n", t.start, t.teardown);
+  // When main() began and when it returns, on the parent's clock, so that it
+  // can split the process's wall time into before, in and after main().
+  std::printf("main %.0f %.0f\n", t0, steady_ns());
   return 0;
 }

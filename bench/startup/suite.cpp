@@ -7,8 +7,11 @@
 //  cold:     a fresh process per repetition (bench/startup/probe.cpp): from
 //            main() to "every worker has run one task", so weft's first
 //            topology discovery, thread creation and pinning are all in it.
-//            Extra columns: the shutdown, and the parent's wall time for the
-//            whole process (exec, dynamic loading, exit).
+//            Extra columns: the shutdown, the parent's wall time for the
+//            whole process, and two parts of it: from the spawn to main()
+//            (exec, dynamic loading, static constructors) and from main()'s
+//            end to the parent's wait returning (static destructors, atexit
+//            handlers, the kernel's exit of every thread and mapping).
 //  warm:     the same inside this process after the first time (weft's
 //            topology is cached per process; TBB's workers persist).
 //  topology: weft's Topology::discover() beside the raw hwloc load it wraps,
@@ -43,12 +46,18 @@ Measurement cold(const std::string& impl, int workers) {
   static const std::string probe = sibling_executable("weft-startup-probe");
   const std::string n = std::to_string(workers);
   const ProcessRun run = run_process(probe, {impl, n});
-  double start = 0, teardown = 0, built = 0, last_worker = 0;
+  double start = 0, teardown = 0, built = 0, last_worker = 0, main_began = 0, main_ends = 0;
   const int fields = run.exited_ok ? std::sscanf(run.output.c_str(), "%lf %lf %lf %lf", &start, &teardown, &built, &last_worker) : 0;
-  if (fields != 2 && fields != 4)
+  const std::size_t clock_line = run.output.find("main ");
+  const bool clocked = clock_line != std::string::npos &&
+                       std::sscanf(run.output.c_str() + clock_line, "main %lf %lf", &main_began, &main_ends) == 2;
+  if ((fields != 2 && fields != 4) || !clocked)
     throw std::runtime_error("weft-startup-probe " + impl + " " + n + " failed (output '" + run.output + "')");
   Measurement m{start, 1000};
-  m.extra = {{"teardown us", "us", teardown / 1000}, {"process ms", "ms", run.wall_ns / 1e6}};
+  m.extra = {{"teardown us", "us", teardown / 1000},
+             {"process ms", "ms", run.wall_ns / 1e6},
+             {"to main ms", "ms", (main_began - run.spawned_ns) / 1e6},
+             {"after main ms", "ms", (run.reaped_ns - main_ends) / 1e6}};
   if (fields == 4) add_startup_columns(m, built, last_worker);
   return m;
 }
