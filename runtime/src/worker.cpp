@@ -586,6 +586,13 @@ Task* Worker::idle(bool* let_go) {
   bool work_visible = inbox_.load(std::memory_order_seq_cst) != nullptr || rt_->any_stealable_work() ||
                       rt_->stopping.load(std::memory_order_seq_cst);
   if (!work_visible) {
+    // From here on the runtime may let go of this worker while it sleeps
+    // (stop()): after such a sleep (true) nothing of it may be touched.
+    auto let_go_in_sleep = [&](std::chrono::nanoseconds timeout) {
+      if (sleep_on_futex(seq, timeout, let_go != nullptr) != kSleepLetGo) return false;
+      *let_go = true;
+      return true;
+    };
     // push_new checks for sleepers without a fence, so a push racing with
     // this fall into sleep can go unseen by both sides: the first sleep is
     // short, and the deques are looked at again after it.
@@ -594,20 +601,12 @@ Task* Worker::idle(bool* let_go) {
     const bool nap = timeout.count() < 0 || timeout > first_nap;
     if (nap) timeout = first_nap;
     if (timeout.count() != 0) {
-      // From here on the runtime may let go of this worker while it sleeps
-      // (stop()): nothing of it may be touched after such a sleep.
-      if (sleep_on_futex(seq, timeout, let_go != nullptr) == kSleepLetGo) {
-        *let_go = true;
-        return nullptr;
-      }
+      if (let_go_in_sleep(timeout)) return nullptr;
       if (nap && rest_word.seq() == seq && !rt_->any_stealable_work() && !inbox_.load(std::memory_order_seq_cst) &&
           !rt_->stopping.load(std::memory_order_seq_cst)) {
         auto rest = timers_.time_to_next(clock::now());
         if (more_to_trim && (rest.count() < 0 || rest > std::chrono::seconds(1))) rest = std::chrono::seconds(1);
-        if (sleep_on_futex(seq, rest, let_go != nullptr) == kSleepLetGo) {
-          *let_go = true;
-          return nullptr;
-        }
+        if (let_go_in_sleep(rest)) return nullptr;
       }
     }
   }
