@@ -125,7 +125,7 @@ class TopologyOrderLoader {
     sched_param idle{};
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
     std::unique_lock lock(mutex_);
-    wake_.wait_for(lock, kTopologyLoadDelay, [this] { return exiting_; });
+    delay_.wait_for(lock, kTopologyLoadDelay, [this] { return exiting_; });
     working_ = !exiting_;
     if (!exiting_) {
       // Loaded even when every runtime that asked has stopped: a process that
@@ -163,21 +163,22 @@ class TopologyOrderLoader {
     done_.notify_all();
   }
 
-  // Waits only for a thread past its delay (loading, or installing orders):
-  // one still in it sees exiting_ when it wakes and ends without touching
-  // hwloc, and waiting for it to wake took a thread's wake-up from every
-  // short program's exit.
+  // Waits only for a thread past its delay (loading, or installing orders).
+  // One still in it is left asleep: the process's exit ends it there, and if
+  // it wakes first (a long exit) it sees exiting_ and ends without touching
+  // hwloc. Waiting for it to wake took a thread's wake-up from every short
+  // program's exit, and so did waking it: on its way out it mapped a malloc
+  // arena beside the exit (strace, bench/results/16core-2026-11-27c.md).
   static void at_exit() {
     TopologyOrderLoader& l = instance();
     std::unique_lock lock(l.mutex_);
     l.exiting_ = true;
-    l.wake_.notify_all();
     l.done_.wait(lock, [&l] { return !l.running_ || !l.working_; });
   }
 
   std::mutex mutex_;
-  std::condition_variable wake_;  // the process exits
-  std::condition_variable done_;  // the thread is done
+  std::condition_variable delay_;  // the thread's delay (never notified)
+  std::condition_variable done_;   // the thread is done
   std::vector<Request> pending_;
   bool running_ = false;
   bool promised_ = false;  // a worker thread will start the thread (start_promised)

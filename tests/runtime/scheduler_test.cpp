@@ -400,6 +400,30 @@ TEST(SchedulerShutdown, ThreadsOfWorkersLetGoInTheirSleepAreReused) {
   EXPECT_LE(process_threads(), after_first + 6);
 }
 
+// A process that ends while the topology loader's thread waits out its delay
+// (a short program) exits without waking or waiting for it; one whose exit
+// outlasts the delay (an atexit handler that sleeps) lets the thread wake,
+// see the exit and end without loading. Each in a fresh process, where the
+// topology is not loaded yet.
+TEST(SchedulerShutdown, TheProcessExitsWhileTheTopologyLoaderWaits) {
+  if (sched::allowed_cpus().size() < 2) GTEST_SKIP() << "the loader serves pinned runtimes of 2 or more workers";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (const int exit_sleep_ms : {0, 60}) {
+    EXPECT_EXIT(
+        {
+          static int sleep_ms = exit_sleep_ms;
+          std::atexit([] { std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms)); });
+          Config c;
+          c.workers = 2;
+          Runtime rt(c);
+          for (int w = 0; w < c.workers; ++w) rt.spawn_on(w, [] {}).join();
+          std::exit(0);
+        },
+        ::testing::ExitedWithCode(0), "")
+        << "exit lasting " << exit_sleep_ms << " ms";
+  }
+}
+
 TEST(SchedulerShutdown, DetachedExceptionIsReported) {
   testing::internal::CaptureStderr();
   {
