@@ -51,7 +51,9 @@
 // - the combiner fetches the next node's lines (its requests for writing)
 //   while it serves one, as the authors' osci.c prefetches `p->next`: what a
 //   combiner waits for per node of another core is Osci's cost where it is
-//   combiner-bound (16 cores at few ULTs per core: docs/sync-combining.md).
+//   combiner-bound (16 cores at few ULTs per core: docs/sync-combining.md);
+//   for the same reason a request's argument and response share their bytes
+//   where they can (ThreadReq below), as the authors' 16-byte records do.
 // The core of a caller is weft::this_ult::worker_index() (through
 // current_worker_index(); plain threads use their ordinal), modulo
 // OsciConfig::cores. Like the paper, Osci is correct with any scheduler; it
