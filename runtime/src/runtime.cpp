@@ -124,8 +124,8 @@ class TopologyOrderLoader {
     // (with normal priority it delayed the first tasks by milliseconds).
     sched_param idle{};
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+    std::this_thread::sleep_for(kTopologyLoadDelay);  // the exit does not wake it (at_exit)
     std::unique_lock lock(mutex_);
-    delay_.wait_for(lock, kTopologyLoadDelay, [this] { return exiting_; });
     working_ = !exiting_;
     if (!exiting_) {
       // Loaded even when every runtime that asked has stopped: a process that
@@ -177,8 +177,7 @@ class TopologyOrderLoader {
   }
 
   std::mutex mutex_;
-  std::condition_variable delay_;  // the thread's delay (never notified)
-  std::condition_variable done_;   // the thread is done
+  std::condition_variable done_;  // the thread is done
   std::vector<Request> pending_;
   bool running_ = false;
   bool promised_ = false;  // a worker thread will start the thread (start_promised)

@@ -400,11 +400,11 @@ TEST(SchedulerShutdown, ThreadsOfWorkersLetGoInTheirSleepAreReused) {
   EXPECT_LE(process_threads(), after_first + 6);
 }
 
-// A process that ends while the topology loader's thread waits out its delay
-// (a short program) exits without waking or waiting for it; one whose exit
-// outlasts the delay (an atexit handler that sleeps) lets the thread wake,
-// see the exit and end without loading. Each in a fresh process, where the
-// topology is not loaded yet.
+// Both orders of the process's exit and the topology loader's delay end the
+// process cleanly: a short program exits while the loader's thread waits out
+// its delay; one whose exit outlasts the delay (an atexit handler that
+// sleeps) has the thread wake during the exit, where it must end without
+// loading. Each in a fresh process, where the topology is not loaded yet.
 TEST(SchedulerShutdown, TheProcessExitsWhileTheTopologyLoaderWaits) {
   if (sched::allowed_cpus().size() < 2) GTEST_SKIP() << "the loader serves pinned runtimes of 2 or more workers";
   GTEST_FLAG_SET(death_test_style, "threadsafe");
