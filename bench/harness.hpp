@@ -71,9 +71,9 @@ std::string sibling_executable(const std::string& name);
 struct ProcessRun {
   std::string output;
   bool exited_ok = false;  // exited with status 0
-  double wall_ns = 0;      // spawn to reaped
   double spawned_ns = 0;   // now_ns() just before the spawn
   double reaped_ns = 0;    // now_ns() just after the wait
+  double wall_ns() const { return reaped_ns - spawned_ns; }
 };
 // Runs `path args...` with the given environment (nullptr: this process's)
 // and waits for it; throws if it cannot be started.

@@ -55,7 +55,7 @@ Measurement cold(const std::string& impl, int workers) {
     throw std::runtime_error("weft-startup-probe " + impl + " " + n + " failed (output '" + run.output + "')");
   Measurement m{start, 1000};
   m.extra = {{"teardown us", "us", teardown / 1000},
-             {"process ms", "ms", run.wall_ns / 1e6},
+             {"process ms", "ms", run.wall_ns() / 1e6},
              {"to main ms", "ms", (main_began - run.spawned_ns) / 1e6},
              {"after main ms", "ms", (run.reaped_ns - main_ends) / 1e6}};
   if (fields == 4) add_startup_columns(m, built, last_worker);
