@@ -4,6 +4,7 @@
 // record in its node) against CC-Synch under the same load.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -216,6 +217,75 @@ TEST(OsciRuntime, OsciQueueExactlyOnce) {
 TEST(OsciRuntime, WorkersAndPlainThreadsSharingAnnounceSlotsStayLinearizable) {
   mixed_caller_histories(1, 30);
   mixed_caller_histories(2, 30);
+}
+
+// A recorder whose node was served but who has not run since (released, not
+// yet rescheduled) must still read its own response: its director may not
+// reuse the node until it has. On one worker: director D's node A holds R's
+// request; a yield hook keeps R from running its check while D serves A,
+// directs its other node B and comes back to A with a third ULT, R2, ready
+// to record in A's second slot, R's. D's first pause in that turn lets R go.
+// Without the wait, D publishes A at once and R2's request takes R's slot
+// (R then reads the response to R2's request); with it, R reads 2, the value
+// D's request left.
+namespace {
+namespace slow_reader {
+std::atomic<std::uint64_t> held{0};      // the ULT the hook keeps from running its check
+std::atomic<std::uint64_t> director{0};  // D
+std::atomic<bool> let_go_at_director_pause{false};
+void hook() {
+  const std::uint64_t me = weft::this_ult::id();
+  if (me == director.load() && let_go_at_director_pause.exchange(false)) held.store(0);
+  while (me == held.load()) weft::this_ult::yield();
+  weft::this_ult::yield();
+}
+}  // namespace slow_reader
+}  // namespace
+
+TEST(OsciRuntime, DirectorDoesNotReuseANodeBeforeEveryRecorderReadItsResponse) {
+  using slow_reader::held;
+  weft::Config c;
+  c.workers = 1;
+  weft::Runtime rt(c);
+  ws::Osci<ws::FetchMultiply<std::uint64_t>, ws::YieldWait> obj;
+  std::atomic<int> phase{0};
+  std::uint64_t d1 = 0, d2 = 0, d3 = 0, r = 0, r2 = 0;
+  bool paused_in_third_turn = false;
+  held.store(0);
+  ws::set_yield_hook(&slow_reader::hook);
+  rt.spawn_on(0, [&] {
+    slow_reader::director.store(weft::this_ult::id());
+    auto h = obj.handle();
+    auto reader = weft::spawn([&] {
+      auto hr = obj.handle();
+      while (phase.load() < 1) weft::this_ult::yield();  // until D directs A
+      held.store(weft::this_ult::id());
+      r = obj.apply(hr, 3);  // records in A, then is held
+    });
+    auto late = weft::spawn([&] {
+      auto h2 = obj.handle();
+      while (phase.load() < 3) weft::this_ult::yield();  // until D's third turn
+      r2 = obj.apply(h2, 11);
+    });
+    phase.store(1);
+    d1 = obj.apply(h, 2);  // directs A, R records in it
+    phase.store(2);
+    d2 = obj.apply(h, 5);  // directs B alone
+    slow_reader::let_go_at_director_pause.store(true);
+    phase.store(3);
+    d3 = obj.apply(h, 7);  // directs A again
+    paused_in_third_turn = !slow_reader::let_go_at_director_pause.exchange(false);
+    held.store(0);  // (had D not paused, R would still be held)
+    reader.join();
+    late.join();
+  }).join();
+  ws::set_yield_hook(nullptr);
+  EXPECT_TRUE(paused_in_third_turn) << "D never paused in its third turn";
+  EXPECT_EQ(d1, 1u);
+  EXPECT_EQ(r, 2u) << "R read a response that was not its own: its slot was reused before it read it";
+  EXPECT_EQ(d2, 6u);
+  EXPECT_TRUE((d3 == 30u && r2 == 210u) || (r2 == 30u && d3 == 330u)) << "d3 " << d3 << ", r2 " << r2;
+  EXPECT_EQ(obj.unsafe_object().value, 2u * 3 * 5 * 7 * 11);
 }
 
 // The paper's batching (Algorithm 1, lines 9-13): the director opens its
