@@ -27,6 +27,14 @@ namespace {
 
 namespace ws = weft::sync;
 
+// The extra work, out of line and aligned to a cache line: how fast a
+// volatile loop runs depends on where it lies (bench/combining/common.cpp),
+// and inlined into the combiner it would move with every change to Osci.
+__attribute__((noinline, aligned(64))) void spin(int work) noexcept {
+  volatile int j = 0;
+  while (j < work) j = j + 1;
+}
+
 // Fetch&Multiply with a critical section `work` iterations longer.
 struct SlowFetchMultiply {
   using Op = std::uint64_t;
@@ -34,8 +42,7 @@ struct SlowFetchMultiply {
   std::uint64_t value = 1;
   int work = 0;
   std::uint64_t apply(std::uint64_t k) noexcept {
-    volatile int j = 0;
-    while (j < work) j = j + 1;
+    spin(work);
     const std::uint64_t old = value;
     value *= k;
     return old;
