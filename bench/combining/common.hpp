@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../harness.hpp"
+#include "local_work.hpp"
 
 namespace weft::bench::combining {
 
@@ -43,11 +44,6 @@ inline std::uint64_t mix(std::uint64_t z) noexcept {
   return z ^ (z >> 31);
 }
 
-// The paper's local work (§5: "a loop of dummy iterations whose number is
-// chosen randomly"), as the authors' benchmarks write it: `n` iterations of
-// an empty loop on a `volatile int`. Out of line (common.cpp), so every row
-// and the ideal run the very same machine code, at a fixed alignment.
-void local_work(std::uint64_t n) noexcept;
 // The number of iterations after an operation: uniform in [1, W] (0 when W = 0).
 // Scaled from a 32-bit fraction (a multiply), as the authors' harness scales
 // its random fraction (fastRandomRange: low + high * r / 32768), not taken

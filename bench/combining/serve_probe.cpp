@@ -23,17 +23,11 @@
 #include <weft/sync/osci.hpp>
 #include <weft/sync/wait.hpp>
 
+#include "local_work.hpp"
+
 namespace {
 
 namespace ws = weft::sync;
-
-// The extra work, out of line and aligned to a cache line: how fast a
-// volatile loop runs depends on where it lies (bench/combining/common.cpp),
-// and inlined into the combiner it would move with every change to Osci.
-__attribute__((noinline, aligned(64))) void spin(int work) noexcept {
-  volatile int j = 0;
-  while (j < work) j = j + 1;
-}
 
 // Fetch&Multiply with a critical section `work` iterations longer.
 struct SlowFetchMultiply {
@@ -42,7 +36,10 @@ struct SlowFetchMultiply {
   std::uint64_t value = 1;
   int work = 0;
   std::uint64_t apply(std::uint64_t k) noexcept {
-    spin(work);
+    // The harness's local work, out of line and at a fixed alignment: how fast
+    // a volatile loop runs depends on where it lies, and inlined into the
+    // combiner it would move with every change to Osci.
+    weft::bench::combining::local_work(static_cast<std::uint64_t>(work));
     const std::uint64_t old = value;
     value *= k;
     return old;
