@@ -12,6 +12,12 @@
 # With BASE=<commit>, it also builds that commit's weft-bench and
 # weft-startup-probe (in a worktree under /tmp) into .device-bundle/base/, for
 # run-16core.sh's `ab` part: the same rows of both builds, alternating.
+# With VARIANTS="NAME=PATCH ...", it builds for each the weft-bench of HEAD
+# (the last commit: uncommitted changes are not in it) with PATCH applied
+# into .device-bundle/variants/NAME/, which the `ab` part runs beside this
+# build, e.g. the Osci variants kept in bench/results/:
+#   VARIANTS="suspend=bench/results/osci-suspend-recorders-2026-11-28.patch
+#             dspin=bench/results/osci-director-spin-2026-11-28.patch" bash bench/pack-16core.sh
 set -euo pipefail
 top=$(git rev-parse --show-toplevel); cd "$top"
 base_commit=${BASE:-}
@@ -19,6 +25,16 @@ if [ -n "$base_commit" ]; then
   git rev-parse --verify --quiet "$base_commit^{commit}" >/dev/null ||
     { echo "pack-16core.sh: BASE=$base_commit is not a commit of this repository" >&2; exit 2; }
 fi
+variants=${VARIANTS:-}
+for v in $variants; do
+  name=${v%%=*} patch=${v#*=}
+  case $name in
+    ''|*[!A-Za-z0-9_.-]*|"$v") echo "pack-16core.sh: VARIANTS entry '$v' is not NAME=PATCH (NAME in letters, digits, '.', '_', '-')" >&2; exit 2 ;;
+  esac
+  [ -f "$patch" ] || { echo "pack-16core.sh: variant $name: no patch file '$patch'" >&2; exit 2; }
+  git apply --check "$patch" 2>/dev/null ||
+    { echo "pack-16core.sh: variant $name: '$patch' does not apply to this checkout" >&2; exit 2; }
+done
 bash ../shared/tools/device-bundle.sh >/dev/null
 out=.device-bundle
 keep="weft-bench weft-topo weft-startup-probe weft-omp-probe weft-osci-serve-probe runtime_ult_test
@@ -42,6 +58,19 @@ if [ -n "$base_commit" ]; then
   cp "$tree/build/release/bench/weft-bench" "$tree/build/release/bench/weft-startup-probe" "$out/base/"
   echo "$out/base: weft-bench and weft-startup-probe of $(git rev-parse --short "$base_commit")"
 fi
+rm -rf "$out/variants"
+head=$(git rev-parse --short HEAD)
+for v in $variants; do
+  name=${v%%=*} patch=$top/${v#*=}
+  tree=/tmp/weft-variant-$name-$head
+  rm -rf "$tree"; git worktree prune
+  git worktree add --detach "$tree" HEAD >/dev/null
+  (cd "$tree" && git apply "$patch" && cmake --preset release >/dev/null &&
+     cmake --build --preset release -j"$(nproc)" --target weft-bench >/dev/null)
+  mkdir -p "$out/variants/$name"
+  cp "$tree/build/release/bench/weft-bench" "$out/variants/$name/"
+  echo "$out/variants/$name: weft-bench of $head with ${v#*=}"
+done
 size=$(du -sm "$out" | cut -f1)
 echo "$out: ${size} MiB: $(ls "$out/bin" | tr '\n' ' ')"
 if [ "$size" -ge 60 ]; then

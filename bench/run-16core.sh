@@ -22,9 +22,11 @@
 #   sort       the uniform 32-bit sort on 1..N workers, --quick size (~1.5 min);
 #   sweep      W in {0, 512, 4096} at x8, x32, x128, one run each (~3 min);
 #   ab         this build against BUNDLE/base (`BASE=<commit> bash
-#              bench/pack-16core.sh`), alternating, three rounds: Osci and
-#              PSim-x at W=64 x8, x32, x128, then the 16-worker start-up
-#              (~4 min); not in the default set.
+#              bench/pack-16core.sh`) and every BUNDLE/variants/NAME
+#              (`VARIANTS=...`, see pack-16core.sh), alternating, three
+#              rounds: Osci and PSim-x at W=64 x8, x32, x128, with the authors'
+#              Osci at x32 once a round, then the 16-worker start-up of this
+#              build and the base (~1 min per build); not in the default set.
 # Every step first checks the budget (RUN_BUDGET_S seconds from the start,
 # default 540, for a device call of timeout_s 600): a step that would not
 # fit is skipped with a line saying so, on stdout and in its part's file, so
@@ -214,27 +216,36 @@ fi
 if want ab; then
   progress ab
   {
-    if [ -x "$bundle/base/weft-bench" ]; then
+    builds=()  # NAME=EXE, this build first
+    builds+=("new=$bin/weft-bench")
+    [ -x "$bundle/base/weft-bench" ] && builds+=("base=$bundle/base/weft-bench")
+    for exe in "$bundle"/variants/*/weft-bench; do
+      [ -x "$exe" ] && builds+=("$(basename "$(dirname "$exe")")=$exe")
+    done
+    if [ ${#builds[@]} -lt 2 ]; then
+      echo "nothing to compare: pack with BASE=<commit> and/or VARIANTS=... bash bench/pack-16core.sh"
+    else
+      echo "builds: ${builds[*]}"
       for round in 1 2 3; do
         for k in 8 32 128; do
-          for build in base new; do
-            fits 25 "A/B round $round x$k ($build)" || break 3
-            exe=$bin/weft-bench; [ $build = base ] && exe=$bundle/base/weft-bench
-            section "A/B round $round: $build, Fetch&Multiply W=64 x$k"
-            timeout 60 "$exe" combining --filter "fm/W64/x$k" --rows "weft,PSim-x$k" --reps 3
+          for b in "${builds[@]}"; do
+            fits 25 "A/B round $round x$k (${b%%=*})" || break 3
+            section "A/B round $round: ${b%%=*}, Fetch&Multiply W=64 x$k"
+            timeout 60 "${b#*=}" combining --filter "fm/W64/x$k" --rows "weft,PSim-x$k" --reps 3
           done
         done
+        fits 10 "A/B round $round, the authors' Osci" && ref_run osci "$ncpu" 32
       done
-      for round in 1 2 3; do
-        for build in base new; do
-          fits 20 "A/B round $round start-up ($build)" || break 2
-          exe=$bin/weft-bench; [ $build = base ] && exe=$bundle/base/weft-bench
-          section "A/B round $round: $build, start-up with 16 workers"
-          timeout 60 "$exe" startup --filter 16-workers --reps 5
+      if [ -x "$bundle/base/weft-bench" ]; then
+        for round in 1 2 3; do
+          for build in base new; do
+            fits 20 "A/B round $round start-up ($build)" || break 2
+            exe=$bin/weft-bench; [ $build = base ] && exe=$bundle/base/weft-bench
+            section "A/B round $round: $build, start-up with 16 workers"
+            timeout 60 "$exe" startup --filter 16-workers --reps 5
+          done
         done
-      done
-    else
-      echo "no $bundle/base/weft-bench: pack with BASE=<commit> bash bench/pack-16core.sh"
+      fi
     fi
   } > "$out/ab.txt" 2>&1
 fi
