@@ -184,7 +184,12 @@ class Osci {
     return Handle(this, a, b);
   }
 
-  Result apply(Handle& h, const Op& arg) {
+  // Aligned to a cache line, so that where the linker puts it does not move
+  // with unrelated code: on the 2-core VM the same apply ran Osci-x128 5-6 %
+  // slower when every function before it moved by 48 bytes (medians of 7
+  // alternating rounds: 23.2 against 21.9 ns/op; aligned, 22.1), as the
+  // bench's local work did (bench/results/combining-2core.md, 2026-11-28).
+  __attribute__((aligned(64))) Result apply(Handle& h, const Op& arg) {
     const CurrentWorker me = current_worker();
     AnnounceSlot& announce = announce_[static_cast<std::size_t>(core_index(me.index))];
     for (;;) {
