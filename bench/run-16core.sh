@@ -25,8 +25,8 @@
 #              bench/pack-16core.sh`) and every BUNDLE/variants/NAME
 #              (`VARIANTS=...`, see pack-16core.sh), alternating, three
 #              rounds: Osci and PSim-x at W=64 x8, x32, x128, with the authors'
-#              Osci at x32 once a round, then the 16-worker start-up of this
-#              build and the base (~1 min per build); not in the default set.
+#              Osci at x32 once a round, then the start-up on every CPU of
+#              this build and the base (~1 min per build); not in the default set.
 # Every step first checks the budget (RUN_BUDGET_S seconds from the start,
 # default 540, for a device call of timeout_s 600): a step that would not
 # fit is skipped with a line saying so, on stdout and in its part's file, so
@@ -238,11 +238,10 @@ if want ab; then
       done
       if [ -x "$bundle/base/weft-bench" ]; then
         for round in 1 2 3; do
-          for build in base new; do
-            fits 20 "A/B round $round start-up ($build)" || break 2
-            exe=$bin/weft-bench; [ $build = base ] && exe=$bundle/base/weft-bench
-            section "A/B round $round: $build, start-up with 16 workers"
-            timeout 60 "$exe" startup --filter 16-workers --reps 5
+          for b in "base=$bundle/base/weft-bench" "new=$bin/weft-bench"; do
+            fits 20 "A/B round $round start-up (${b%%=*})" || break 2
+            section "A/B round $round: ${b%%=*}, start-up with $ncpu workers"
+            timeout 60 "${b#*=}" startup --filter "/$ncpu-workers" --reps 5
           done
         done
       fi
