@@ -124,6 +124,37 @@ TEST_P(ManyUlts, SpawnPastTheLimitThrowsANamedError) {
   });
 }
 
+// A TaskGroup whose spawn throws does not count the ULT it could not start:
+// wait() returns once the members that did start are done (it waited forever).
+TEST_P(ManyUlts, TaskGroupPastTheLimitStillWaitsOnlyForItsMembers) {
+  Config c = config();
+  c.max_ults = 2000;
+  Runtime rt(c);
+  rt.run([] {
+    Latch gate(1);
+    std::atomic<int> ran{0};
+    int started = 0;
+    bool threw = false;
+    TaskGroup group;
+    try {
+      for (; started < 10'000; ++started)
+        group.run([&] {
+          gate.wait();
+          ran.fetch_add(1);
+        });
+    } catch (const UltLimitError&) {
+      threw = true;
+    }
+    ASSERT_TRUE(threw) << "10000 spawns against a limit of 2000 did not throw";
+    gate.count_down();
+    group.wait();
+    EXPECT_EQ(ran.load(), started);
+    group.run([&] { ran.fetch_add(1); });  // below the limit again
+    group.wait();
+    EXPECT_EQ(ran.load(), started + 1);
+  });
+}
+
 TEST(ManyUltsConfig, NegativeLimitIsAnError) {
   Config c;
   c.workers = 1;

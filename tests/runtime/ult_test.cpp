@@ -222,6 +222,17 @@ TEST(UltOutside, SpawnWithoutRuntimeIsAClearError) {
   }
 }
 
+// The group's destructor used to wait forever for the ULT it could not spawn.
+TEST(UltOutside, TaskGroupWithoutRuntimeThrowsAndDestroysCleanly) {
+  bool ran = false;
+  {
+    TaskGroup group;
+    EXPECT_THROW(group.run([&] { ran = true; }), std::logic_error);
+    group.wait();
+  }
+  EXPECT_FALSE(ran);
+}
+
 }  // namespace
 }  // namespace weft::test
 

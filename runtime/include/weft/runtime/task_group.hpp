@@ -2,6 +2,9 @@
 // TaskGroup: spawn any number of ULTs and wait for all of them (like
 // tbb::task_group). wait() rethrows the first exception a ULT threw.
 // run_n(n, f) is the bulk spawn: f(0) ... f(n-1), each on its own ULT.
+// When a spawn throws (no runtime is running, or Config::max_ults is
+// reached: UltLimitError), run throws it and the group does not count that
+// ULT, so wait() and the destructor still return once the others are done.
 
 #include <atomic>
 #include <cstdint>
@@ -22,15 +25,13 @@ class TaskGroup {
 
   template <class F>
   void run(F&& f) {
-    pending_.fetch_add(1, std::memory_order_relaxed);
-    spawn(wrap(std::forward<F>(f))).detach();
+    counted([&] { spawn(wrap(std::forward<F>(f))).detach(); });
   }
 
   // The same, with a name for the ULT in a trace (trace.hpp).
   template <class F>
   void run(label name, F&& f) {
-    pending_.fetch_add(1, std::memory_order_relaxed);
-    spawn(name, wrap(std::forward<F>(f))).detach();
+    counted([&] { spawn(name, wrap(std::forward<F>(f))).detach(); });
   }
 
   template <class F>
@@ -42,6 +43,19 @@ class TaskGroup {
   void wait();
 
  private:
+  // Counts a member before spawning it (it may finish before spawn returns)
+  // and takes the count back when the spawn throws.
+  template <class Spawn>
+  void counted(Spawn&& spawn_member) {
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    try {
+      spawn_member();
+    } catch (...) {
+      finish_one();
+      throw;
+    }
+  }
+
   // The body of a member ULT: f, its exception recorded, then the count.
   template <class F>
   auto wrap(F&& f) {
