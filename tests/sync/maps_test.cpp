@@ -157,6 +157,18 @@ struct Point {
   std::int16_t x, y;
 };
 
+// Keys are compared by their bytes: a type whose equal values may differ in
+// their bytes (padding, floating point) is refused at compile time.
+struct Padded {
+  char c;
+  std::int32_t i;
+};
+template <class K>
+constexpr bool map_accepts_key = requires { typename ws::ClhtMap<K, int>; };
+static_assert(map_accepts_key<Color> && map_accepts_key<Point> && map_accepts_key<std::int64_t> &&
+              map_accepts_key<const void*>);
+static_assert(!map_accepts_key<Padded> && !map_accepts_key<double> && !map_accepts_key<float>);
+
 TEST(ClhtMap, UserTypes) {
   ws::ClhtMap<Color, Point> m;
   EXPECT_TRUE(m.put(Color::red, Point{0, 0}));  // zero bytes are fine below 8 bytes

@@ -1,6 +1,8 @@
 #pragma once
 // ClhtMap<K, V, Table>: CLHT (weft/sync/clht.hpp; Table = ClhtLb, the
 // default, or ClhtLf) for the user's own key and value types of at most a word: enums, pointers, small structs, ints of any sign.
+// A key is compared by its bytes, so its type must have no padding and not be
+// floating point (std::has_unique_object_representations).
 // Each is stored as its bytes in a 64-bit word. Types of at most 7 bytes are
 // shifted and tagged (never the reserved 0); 8-byte types are stored as they
 // are, so the one 8-byte key and value whose bytes are all zero (0, nullptr,
@@ -21,10 +23,16 @@
 
 namespace weft::sync {
 
-template <class K, class V, class Table = ClhtLb>
+// A type ClhtMap stores as the bytes of one word.
+template <class T>
+concept ClhtWord = std::is_trivially_copyable_v<T> && sizeof(T) <= 8;
+// A key is compared by its bytes: equal keys must have equal bytes (no
+// padding; not floating point, where 0.0 == -0.0 and NaN != NaN).
+template <class T>
+concept ClhtKey = ClhtWord<T> && std::has_unique_object_representations_v<T>;
+
+template <ClhtKey K, ClhtWord V, class Table = ClhtLb>
 class ClhtMap {
-  static_assert(std::is_trivially_copyable_v<K> && sizeof(K) <= 8, "ClhtMap: K must be trivially copyable, <= 8 bytes");
-  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) <= 8, "ClhtMap: V must be trivially copyable, <= 8 bytes");
 
  public:
   explicit ClhtMap(std::size_t capacity = 1024) : table_(capacity) {}
