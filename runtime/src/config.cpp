@@ -53,7 +53,7 @@ std::size_t parse_bytes(const char* var, const std::string& value) {
 bool parse_flag(const char* var, const std::string& value) {
   if (value == "1" || value == "true" || value == "yes") return true;
   if (value == "0" || value == "false" || value == "no") return false;
-  bad(var, value, "0 or 1");
+  bad(var, value, "1, true or yes, or 0, false or no");
 }
 
 }  // namespace

@@ -12,8 +12,10 @@ struct Config {
   // Number of workers (kernel threads, one per core). 0 = one per CPU allowed
   // to the process (affinity mask), capped by its cgroup CPU limit.
   int workers = 0;
-  // Usable bytes of each ULT stack (a guard page is added below it). Rounded
-  // up to whole pages. Stacks are pooled per worker and reused.
+  // Bytes every ULT can count on for its stack, rounded up to whole pages.
+  // A stack reserves twice this (a ULT joined before it starts runs on its
+  // joiner's stack while this much is still free there) plus a guard page;
+  // only touched pages use memory. Stacks are pooled per worker and reused.
   std::size_t stack_size = 256 * 1024;
   // Pin each worker to one CPU.
   bool pin_workers = true;

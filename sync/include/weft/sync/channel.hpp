@@ -190,7 +190,7 @@ class Channel {
 }  // namespace weft::sync
 
 namespace weft {
-// The spelling: weft::Channel<T>.
+// Channels are a user-facing type: weft::Channel<T> as well as weft::sync::Channel<T>.
 using sync::Channel;
 using sync::ChannelClosed;
 using sync::ChannelOrder;

@@ -1,6 +1,6 @@
 #pragma once
 // A sequential object behind a lock meeting the standard Lockable
-// requirements (std::mutex by default; a weft ULT mutex later): the baseline a
+// requirements (std::mutex by default; weft::Mutex from ULTs): the baseline a
 // user would write without thinking about synchronization.
 
 #include <mutex>
