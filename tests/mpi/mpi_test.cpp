@@ -193,6 +193,43 @@ TEST(MpiCollectives, ValuesWhileOtherUltsRun) {
   });
 }
 
+// Any contiguous container is a buffer as it is (no std::span needed); a
+// temporary container, which the request would use after it is gone, and a
+// const buffer to receive into are refused at compile time.
+static_assert(mpi::Buffer<std::vector<int>&> && mpi::Buffer<const std::vector<int>&> && mpi::Buffer<int (&)[4]> &&
+              mpi::Buffer<std::span<const int>> && mpi::WritableBuffer<std::array<double, 2>&>);
+static_assert(!mpi::Buffer<std::vector<int>> && !mpi::Buffer<std::vector<int>&&>);
+static_assert(!mpi::WritableBuffer<const std::vector<int>&> && !mpi::WritableBuffer<std::span<const int>>);
+template <class B>
+constexpr bool can_isend = requires(B&& b) { mpi::isend(std::forward<B>(b), 0, 0); };
+static_assert(can_isend<std::vector<int>&> && !can_isend<std::vector<int>>);
+
+TEST(MpiBuffers, ContainersTravelAsTheyAre) {
+  const int rank = mpi::rank(), ranks = mpi::size();
+  const int next = (rank + 1) % ranks, prev = (rank + ranks - 1) % ranks;
+  Runtime rt(workers(2));
+  rt.run([&] {
+    const std::vector<long> out{rank * 10L, rank * 10L + 1, rank * 10L + 2};
+    std::vector<long> in(3, -1);
+    mpi::Request r = mpi::irecv(in, prev, 40);
+    mpi::Request s = mpi::isend(out, next, 40);
+    EXPECT_EQ(r.wait().count, 3u);
+    s.wait();
+    EXPECT_EQ(in, (std::vector<long>{prev * 10L, prev * 10L + 1, prev * 10L + 2}));
+
+    int sum[2] = {};
+    const std::array<int, 2> mine{1, rank};
+    mpi::iallreduce(mine, sum, MPI_SUM).wait();
+    EXPECT_EQ(sum[0], ranks);
+    EXPECT_EQ(sum[1], ranks * (ranks - 1) / 2);
+
+    std::vector<int> all(static_cast<std::size_t>(ranks), -1);
+    const int me[1] = {rank};
+    mpi::iallgather(me, all).wait();
+    for (int k = 0; k < ranks; ++k) EXPECT_EQ(all[static_cast<std::size_t>(k)], k);
+  });
+}
+
 // A waiting ULT leaves its worker to the others: on one worker, the ULT that
 // sends the awaited message can only run if the wait does not hold the
 // worker (otherwise this test hangs until ctest's timeout).

@@ -2,6 +2,7 @@
 // weft::mpi: MPI for ULTs (docs/mpi.md). Link weft::mpi; built when CMake
 // finds an MPI.
 
+#include "weft/mpi/buffer.hpp"
 #include "weft/mpi/collectives.hpp"
 #include "weft/mpi/environment.hpp"
 #include "weft/mpi/error.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// Typed non-blocking collectives (MPI-3), each completed by the parking
-// Request::wait. As with MPI's own, every rank of `comm` must start the same
+// Typed non-blocking collectives (MPI-3) on Buffers (buffer.hpp: vectors,
+// arrays, spans, C arrays), each completed by the parking Request::wait. As with MPI's own, every rank of `comm` must start the same
 // collectives in the same order; start them from one ULT per rank (or order
 // them yourself) when several ULTs use one communicator. Sizes that do not
 // fit the communicator are std::invalid_argument, before any MPI call.
@@ -9,8 +9,10 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "weft/mpi/buffer.hpp"
 #include "weft/mpi/detail/datatype.hpp"
 #include "weft/mpi/detail/post.hpp"
 #include "weft/mpi/environment.hpp"
@@ -31,10 +33,11 @@ std::vector<int> alltoallv_arguments(std::span<const int> send_counts, std::span
 // MPI_Ibarrier.
 Request ibarrier(MPI_Comm comm = MPI_COMM_WORLD);
 
-// MPI_Ibcast of `data` from `root` (every rank passes a span of the same size).
-template <class T>
-Request ibcast(std::span<T> data, int root, MPI_Comm comm = MPI_COMM_WORLD) {
-  const detail::ElementType t = detail::element_type<T>();
+// MPI_Ibcast of `data` from `root` (every rank passes a buffer of the same size).
+template <WritableBuffer R>
+Request ibcast(R&& buffer, int root, MPI_Comm comm = MPI_COMM_WORLD) {
+  const auto data = detail::write_span(buffer);
+  const detail::ElementType t = detail::element_type<buffer_element_t<R>>();
   const int count = detail::to_count(data.size(), t, "ibcast");
   return detail::post(std::make_unique<detail::Operation>(), "MPI_Ibcast", [&](MPI_Request* h) {
     return MPI_Ibcast(data.data(), count, t.type, root, comm, h);
@@ -43,9 +46,13 @@ Request ibcast(std::span<T> data, int root, MPI_Comm comm = MPI_COMM_WORLD) {
 
 // MPI_Iallreduce of `send` into `result` (same size) with `op` (MPI_SUM,
 // MPI_MAX, ...); arithmetic T only.
-template <class T>
-Request iallreduce(std::span<const T> send, std::span<T> result, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD) {
+template <Buffer S, WritableBuffer R>
+Request iallreduce(S&& send_buffer, R&& result_buffer, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD) {
+  using T = buffer_element_t<R>;
+  static_assert(std::is_same_v<buffer_element_t<S>, T>, "iallreduce: send and result hold the same type");
   static_assert(detail::has_builtin_datatype<T>, "iallreduce reduces arithmetic types (MPI's own datatypes)");
+  const auto send = detail::read_span(send_buffer);
+  const auto result = detail::write_span(result_buffer);
   if (send.size() != result.size()) {
     detail::throw_bad_argument("iallreduce", "send has " + std::to_string(send.size()) + " elements, result " +
                                                  std::to_string(result.size()));
@@ -57,9 +64,11 @@ Request iallreduce(std::span<const T> send, std::span<T> result, MPI_Op op, MPI_
   });
 }
 // In place: `data` holds this rank's contribution and receives the result.
-template <class T>
-Request iallreduce(std::span<T> data, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD) {
+template <WritableBuffer R>
+Request iallreduce(R&& buffer, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD) {
+  using T = buffer_element_t<R>;
   static_assert(detail::has_builtin_datatype<T>, "iallreduce reduces arithmetic types (MPI's own datatypes)");
+  const auto data = detail::write_span(buffer);
   const detail::ElementType t = detail::element_type<T>();
   const int count = detail::to_count(data.size(), t, "iallreduce");
   return detail::post(std::make_unique<detail::Operation>(), "MPI_Iallreduce", [&](MPI_Request* h) {
@@ -69,8 +78,12 @@ Request iallreduce(std::span<T> data, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD)
 
 // MPI_Iallgather: every rank contributes `send` (the same size on all);
 // `result` (size(comm) times that) receives rank r's block at r * send.size().
-template <class T>
-Request iallgather(std::span<const T> send, std::span<T> result, MPI_Comm comm = MPI_COMM_WORLD) {
+template <Buffer S, WritableBuffer R>
+Request iallgather(S&& send_buffer, R&& result_buffer, MPI_Comm comm = MPI_COMM_WORLD) {
+  using T = buffer_element_t<R>;
+  static_assert(std::is_same_v<buffer_element_t<S>, T>, "iallgather: send and result hold the same type");
+  const auto send = detail::read_span(send_buffer);
+  const auto result = detail::write_span(result_buffer);
   const auto ranks = static_cast<std::size_t>(size(comm));
   if (result.size() != send.size() * ranks) {
     detail::throw_bad_argument("iallgather", "result has " + std::to_string(result.size()) +
@@ -86,8 +99,12 @@ Request iallgather(std::span<const T> send, std::span<T> result, MPI_Comm comm =
 
 // MPI_Ialltoall: `send` holds size(comm) equal blocks, block r for rank r;
 // `result` (the same size) receives block s from rank s.
-template <class T>
-Request ialltoall(std::span<const T> send, std::span<T> result, MPI_Comm comm = MPI_COMM_WORLD) {
+template <Buffer S, WritableBuffer R>
+Request ialltoall(S&& send_buffer, R&& result_buffer, MPI_Comm comm = MPI_COMM_WORLD) {
+  using T = buffer_element_t<R>;
+  static_assert(std::is_same_v<buffer_element_t<S>, T>, "ialltoall: send and result hold the same type");
+  const auto send = detail::read_span(send_buffer);
+  const auto result = detail::write_span(result_buffer);
   const auto ranks = static_cast<std::size_t>(size(comm));
   if (send.size() % ranks != 0 || result.size() != send.size()) {
     detail::throw_bad_argument("ialltoall", "send (" + std::to_string(send.size()) + ") and result (" +
@@ -106,10 +123,14 @@ Request ialltoall(std::span<const T> send, std::span<T> result, MPI_Comm comm = 
 // send_displs[r]; from rank s come recv_counts[s] elements into `result` at
 // recv_displs[s]. Counts and displacements are in elements, one per rank;
 // the request keeps its own copy of them.
-template <class T>
-Request ialltoallv(std::span<const T> send, std::span<const int> send_counts, std::span<const int> send_displs,
-                   std::span<T> result, std::span<const int> recv_counts, std::span<const int> recv_displs,
+template <Buffer S, WritableBuffer R>
+Request ialltoallv(S&& send_buffer, std::span<const int> send_counts, std::span<const int> send_displs,
+                   R&& result_buffer, std::span<const int> recv_counts, std::span<const int> recv_displs,
                    MPI_Comm comm = MPI_COMM_WORLD) {
+  using T = buffer_element_t<R>;
+  static_assert(std::is_same_v<buffer_element_t<S>, T>, "ialltoallv: send and result hold the same type");
+  const auto send = detail::read_span(send_buffer);
+  const auto result = detail::write_span(result_buffer);
   const detail::ElementType t = detail::element_type<T>();
   auto op = std::make_unique<detail::Operation>();
   op->arguments = detail::alltoallv_arguments(send_counts, send_displs, send.size(), recv_counts, recv_displs,
