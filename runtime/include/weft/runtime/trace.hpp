@@ -35,8 +35,8 @@ inline constexpr std::size_t kMaxBufferEvents = std::size_t{1} << 26;
 // started later, for a trace written to `path` by stop(). buffer_events: the
 // ring size per worker (0: WEFT_TRACE_BUFFER if set, else
 // kDefaultBufferEvents). Throws std::invalid_argument when `path` cannot be
-// written, the size is outside [kMinBufferEvents, kMaxBufferEvents], or a
-// trace is already being recorded.
+// written or the size is outside [kMinBufferEvents, kMaxBufferEvents], and
+// std::logic_error when a trace is already being recorded.
 void start(const std::string& path, std::size_t buffer_events = 0);
 
 // What stop() wrote.
