@@ -20,6 +20,18 @@
 namespace weft::mpi {
 
 namespace detail {
+// A collective's send and result buffers as spans, of one element type.
+template <class T>
+struct SendResult {
+  std::span<const T> send;
+  std::span<T> result;
+};
+template <Buffer S, WritableBuffer R>
+SendResult<buffer_element_t<R>> send_and_result(S&& send, R&& result) {
+  static_assert(std::is_same_v<buffer_element_t<S>, buffer_element_t<R>>,
+                "weft::mpi: a collective's send and result buffers hold the same element type");
+  return {read_span(send), write_span(result)};
+}
 [[noreturn]] void throw_bad_argument(const char* call, const std::string& problem);
 // Checks ialltoallv's counts and displacements (elements) against the
 // communicator's size and the buffer, and returns them scaled to units:
@@ -49,10 +61,8 @@ Request ibcast(R&& buffer, int root, MPI_Comm comm = MPI_COMM_WORLD) {
 template <Buffer S, WritableBuffer R>
 Request iallreduce(S&& send_buffer, R&& result_buffer, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD) {
   using T = buffer_element_t<R>;
-  static_assert(std::is_same_v<buffer_element_t<S>, T>, "iallreduce: send and result hold the same type");
   static_assert(detail::has_builtin_datatype<T>, "iallreduce reduces arithmetic types (MPI's own datatypes)");
-  const auto send = detail::read_span(send_buffer);
-  const auto result = detail::write_span(result_buffer);
+  const auto [send, result] = detail::send_and_result(send_buffer, result_buffer);
   if (send.size() != result.size()) {
     detail::throw_bad_argument("iallreduce", "send has " + std::to_string(send.size()) + " elements, result " +
                                                  std::to_string(result.size()));
@@ -81,9 +91,7 @@ Request iallreduce(R&& buffer, MPI_Op op, MPI_Comm comm = MPI_COMM_WORLD) {
 template <Buffer S, WritableBuffer R>
 Request iallgather(S&& send_buffer, R&& result_buffer, MPI_Comm comm = MPI_COMM_WORLD) {
   using T = buffer_element_t<R>;
-  static_assert(std::is_same_v<buffer_element_t<S>, T>, "iallgather: send and result hold the same type");
-  const auto send = detail::read_span(send_buffer);
-  const auto result = detail::write_span(result_buffer);
+  const auto [send, result] = detail::send_and_result(send_buffer, result_buffer);
   const auto ranks = static_cast<std::size_t>(size(comm));
   if (result.size() != send.size() * ranks) {
     detail::throw_bad_argument("iallgather", "result has " + std::to_string(result.size()) +
@@ -102,9 +110,7 @@ Request iallgather(S&& send_buffer, R&& result_buffer, MPI_Comm comm = MPI_COMM_
 template <Buffer S, WritableBuffer R>
 Request ialltoall(S&& send_buffer, R&& result_buffer, MPI_Comm comm = MPI_COMM_WORLD) {
   using T = buffer_element_t<R>;
-  static_assert(std::is_same_v<buffer_element_t<S>, T>, "ialltoall: send and result hold the same type");
-  const auto send = detail::read_span(send_buffer);
-  const auto result = detail::write_span(result_buffer);
+  const auto [send, result] = detail::send_and_result(send_buffer, result_buffer);
   const auto ranks = static_cast<std::size_t>(size(comm));
   if (send.size() % ranks != 0 || result.size() != send.size()) {
     detail::throw_bad_argument("ialltoall", "send (" + std::to_string(send.size()) + ") and result (" +
@@ -128,9 +134,7 @@ Request ialltoallv(S&& send_buffer, std::span<const int> send_counts, std::span<
                    R&& result_buffer, std::span<const int> recv_counts, std::span<const int> recv_displs,
                    MPI_Comm comm = MPI_COMM_WORLD) {
   using T = buffer_element_t<R>;
-  static_assert(std::is_same_v<buffer_element_t<S>, T>, "ialltoallv: send and result hold the same type");
-  const auto send = detail::read_span(send_buffer);
-  const auto result = detail::write_span(result_buffer);
+  const auto [send, result] = detail::send_and_result(send_buffer, result_buffer);
   const detail::ElementType t = detail::element_type<T>();
   auto op = std::make_unique<detail::Operation>();
   op->arguments = detail::alltoallv_arguments(send_counts, send_displs, send.size(), recv_counts, recv_displs,
