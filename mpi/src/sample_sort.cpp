@@ -110,7 +110,7 @@ std::vector<std::uint64_t> sample_sort(std::vector<std::uint64_t> keys, MPI_Comm
   return mine;
 }
 
-std::string verify_sorted(const std::vector<std::uint64_t>& input, const std::vector<std::uint64_t>& output,
+Verification verify_sorted(const std::vector<std::uint64_t>& input, const std::vector<std::uint64_t>& output,
                           MPI_Comm comm) {
   const int p = size(comm);
   // Each rank's {has keys, first, last}, on every rank.
@@ -121,24 +121,27 @@ std::string verify_sorted(const std::vector<std::uint64_t>& input, const std::ve
   iallreduce(std::span<long>(&locally_unsorted, 1), MPI_SUM, comm).wait();
   const auto before = multiset_digest(input, comm);
   const auto after = multiset_digest(output, comm);
-  if (locally_unsorted != 0) return std::to_string(locally_unsorted) + " rank(s) hold unsorted keys";
+  if (locally_unsorted != 0)
+    return Verification::fail(std::to_string(locally_unsorted) + " rank(s) hold unsorted keys");
   bool have_prev = false;
   std::uint64_t prev_last = 0;
   for (int r = 0; r < p; ++r) {
     const std::uint64_t* e = &all[3 * static_cast<std::size_t>(r)];
     if (e[0] == 0) continue;
     if (have_prev && prev_last > e[1]) {
-      return "rank " + std::to_string(r) + "'s first key " + std::to_string(e[1]) +
-             " is below the previous rank's last " + std::to_string(prev_last);
+      return Verification::fail("rank " + std::to_string(r) + "'s first key " + std::to_string(e[1]) +
+                                " is below the previous rank's last " + std::to_string(prev_last));
     }
     have_prev = true;
     prev_last = e[2];
   }
   if (before[0] != after[0]) {
-    return "key count changed: " + std::to_string(before[0]) + " before, " + std::to_string(after[0]) + " after";
+    return Verification::fail("key count changed: " + std::to_string(before[0]) + " before, " +
+                              std::to_string(after[0]) + " after");
   }
-  if (before[1] != after[1] || before[2] != after[2]) return "the multiset of keys changed (hash sums differ)";
-  return {};
+  if (before[1] != after[1] || before[2] != after[2])
+    return Verification::fail("the multiset of keys changed (hash sums differ)");
+  return Verification::pass();
 }
 
 }  // namespace weft::mpi

@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
     const std::vector<std::uint64_t> sorted = weft::mpi::sample_sort(keys, MPI_COMM_WORLD, &stats);
     weft::mpi::ibarrier().wait();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::string problem = weft::mpi::verify_sorted(keys, sorted);
+    std::string problem = weft::mpi::verify_sorted(keys, sorted).problem;
     const double share = double(stats.largest_share) / double(n);  // in units of n/p
     if (problem.empty() && opt.keys != "few" && share > 2.0) {
       problem = "a rank ended with " + std::to_string(stats.largest_share) + " keys, over 2n/p = " +

@@ -230,6 +230,39 @@ TEST(MpiBuffers, ContainersTravelAsTheyAre) {
   });
 }
 
+// verify_sorted accepts sample_sort's result and names what is wrong with a
+// result that is not sorted across ranks, or lost a key.
+TEST(MpiSampleSort, VerifySortedAcceptsTheSortAndNamesEachFault) {
+  const int rank = mpi::rank(), ranks = mpi::size();
+  Runtime rt(workers(2));
+  rt.run([&] {
+    std::vector<std::uint64_t> keys(1000);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(rank) + 1);
+    for (auto& k : keys) k = rng() % 100'000;
+    const std::vector<std::uint64_t> sorted = mpi::sample_sort(keys);
+    const Verification good = mpi::verify_sorted(keys, sorted);
+    EXPECT_TRUE(good) << good.problem;
+
+    // Every rank's share reversed in rank order: each sorted, the order across ranks wrong.
+    std::vector<std::uint64_t> shifted(sorted.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) shifted[i] = sorted[i] + 1'000'000ull * (ranks - rank);
+    const Verification across = mpi::verify_sorted(keys, shifted);
+    EXPECT_FALSE(across);
+    EXPECT_NE(across.problem.find("below the previous rank's last"), std::string::npos) << across.problem;
+
+    // The largest key raised by one on the last rank: still sorted and in
+    // rank order, but not the multiset that went in.
+    std::vector<std::uint64_t> changed = sorted;
+    if (rank == ranks - 1) {
+      ASSERT_FALSE(changed.empty());
+      ++changed.back();
+    }
+    const Verification lost = mpi::verify_sorted(keys, changed);
+    EXPECT_FALSE(lost);
+    EXPECT_NE(lost.problem.find("multiset"), std::string::npos) << lost.problem;
+  });
+}
+
 // A waiting ULT leaves its worker to the others: on one worker, the ULT that
 // sends the awaited message can only run if the wait does not hold the
 // worker (otherwise this test hangs until ctest's timeout).

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "weft/apps/verification.hpp"
+
 namespace weft::mpi {
 
 // What sample_sort saw, the same on every rank.
@@ -38,8 +40,8 @@ std::vector<std::uint64_t> sample_sort(std::vector<std::uint64_t> keys, MPI_Comm
 // rank's share sorted, shares in rank order (the last key of a rank <= the
 // first of the next non-empty one), and the multiset of keys unchanged (the
 // same count and the same two order-independent 64-bit hash sums, before and
-// after). Returns an empty string when all hold, otherwise what failed.
-std::string verify_sorted(const std::vector<std::uint64_t>& input, const std::vector<std::uint64_t>& output,
+// after). True when all hold; otherwise `problem` says what failed.
+Verification verify_sorted(const std::vector<std::uint64_t>& input, const std::vector<std::uint64_t>& output,
                           MPI_Comm comm = MPI_COMM_WORLD);
 
 }  // namespace weft::mpi

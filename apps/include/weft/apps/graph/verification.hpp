@@ -1,19 +1,12 @@
 #pragma once
-// The outcome of a kernel's serial verifier: ok, or the first problem found,
-// in words (e.g. "vertex 17: parent 3 is at depth 2, but 17 is at depth 2").
+// The outcome of a kernel's serial verifier: weft::Verification
+// (weft/apps/verification.hpp), true when the kernel's output is right,
+// otherwise the first problem found, in words.
 
-#include <string>
-#include <utility>
+#include "weft/apps/verification.hpp"
 
 namespace weft::graph {
 
-struct Verification {
-  bool ok = true;
-  std::string problem;  // empty when ok
-
-  explicit operator bool() const noexcept { return ok; }
-  static Verification pass() { return {}; }
-  static Verification fail(std::string why) { return {false, std::move(why)}; }
-};
+using weft::Verification;
 
 }  // namespace weft::graph
