@@ -227,7 +227,7 @@ void start_locked(Session& s, const std::string& path, std::size_t buffer_events
                   const char* size_name) {
   if (s.active)
     throw std::logic_error("weft: " + std::string(path_name) + ": a trace is already being recorded (to '" +
-                                s.path + "'); stop it first");
+                           s.path + "'); stop it first");
   if (path.empty()) throw std::invalid_argument(std::string("weft: ") + path_name + " is an empty path");
   if (buffer_events == 0) buffer_events = trace_buffer_from_env();
   if (buffer_events == 0) buffer_events = trace::kDefaultBufferEvents;

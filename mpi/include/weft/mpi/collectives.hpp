@@ -1,9 +1,10 @@
 #pragma once
 // Typed non-blocking collectives (MPI-3) on Buffers (buffer.hpp: vectors,
-// arrays, spans, C arrays), each completed by the parking Request::wait. As with MPI's own, every rank of `comm` must start the same
-// collectives in the same order; start them from one ULT per rank (or order
-// them yourself) when several ULTs use one communicator. Sizes that do not
-// fit the communicator are std::invalid_argument, before any MPI call.
+// arrays, spans, C arrays), each completed by the parking Request::wait. As
+// with MPI's own, every rank of `comm` must start the same collectives in the
+// same order; start them from one ULT per rank (or order them yourself) when
+// several ULTs use one communicator. Sizes that do not fit the communicator
+// are std::invalid_argument, before any MPI call.
 
 #include <cstddef>
 #include <span>

@@ -18,7 +18,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "weft/apps/verification.hpp"

@@ -33,7 +33,6 @@ concept ClhtKey = ClhtWord<T> && std::has_unique_object_representations_v<T>;
 
 template <ClhtKey K, ClhtWord V, class Table = ClhtLb>
 class ClhtMap {
-
  public:
   explicit ClhtMap(std::size_t capacity = 1024) : table_(capacity) {}
 
