@@ -218,7 +218,6 @@ class Worker final {
   Task scheduler_{};  // the worker thread's own context
   std::uint8_t post_word_ = 0;  // a PostSwitch, | kTraceSwitch while tracing
   std::atomic<std::uint8_t> trace_flag_{0};  // kTraceSwitch while a trace records this worker
-  Task* post_task_ = nullptr;
 
   // ready FIFO (owner only)
   Task* ready_head_ = nullptr;
