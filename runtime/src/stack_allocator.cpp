@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -157,14 +158,15 @@ class StackDepot {
 
   // One trim step over every depot; see StackCache::trim_idle_depots.
   // everything: all warm batches, however recent, and no budget.
-  static bool trim_all(Clock::time_point now, std::size_t& budget, bool everything = false) {
+  static bool trim_all(Clock::time_point now, std::size_t& budget, bool everything,
+                       const StackCache::WorkWaiting& work_waiting) {
     std::vector<StackDepot*> depots;
     {
       std::lock_guard lock(registry_mutex());
       for (auto& [key, depot] : registry()) depots.push_back(depot);
     }
     bool more = false;
-    for (StackDepot* d : depots) more |= d->trim(now, budget, everything);
+    for (StackDepot* d : depots) more |= d->trim(now, budget, everything, work_waiting);
     return more;
   }
 
@@ -181,8 +183,11 @@ class StackDepot {
 
   // Gives back the memory of warm batches that arrived two epochs ago or
   // earlier (so they sat unused for at least one trim period); an epoch ends
-  // at the first call a trim period after it began. True if warm batches remain.
-  bool trim(Clock::time_point now, std::size_t& budget, bool everything) {
+  // at the first call a trim period after it began. Stops before the next
+  // madvise once `work_waiting` says so, and puts what it did not trim back
+  // (oldest first). True if warm batches remain.
+  bool trim(Clock::time_point now, std::size_t& budget, bool everything,
+            const StackCache::WorkWaiting& work_waiting) {
     std::vector<Batch> old;
     {
       std::lock_guard lock(mutex_);
@@ -198,15 +203,36 @@ class StackDepot {
       old.assign(std::make_move_iterator(warm_.begin()), std::make_move_iterator(it));
       warm_.erase(warm_.begin(), it);
     }
-    for (Batch& b : old)
-      for (StackCache::Entry& e : b.stacks) {
-        if (e.state == StackCache::kFresh) continue;  // never touched
-        madvise(e.lo, usable_, MADV_DONTNEED);
-        e.state = e.guard == StackGuard::canary ? StackCache::kTrimmed : StackCache::kReady;
+    std::vector<Batch> done, left;  // trimmed; not trimmed because work arrived
+    for (Batch& b : old) {
+      if (!left.empty()) {
+        left.push_back(std::move(b));
+        continue;
       }
+      const std::size_t trimmed = trim_batch(b, work_waiting);
+      if (trimmed < b.stacks.size()) {  // stopped inside b: split it
+        left.push_back({{b.stacks.begin() + static_cast<long>(trimmed), b.stacks.end()}, b.epoch});
+        b.stacks.resize(trimmed);
+      }
+      if (!b.stacks.empty()) done.push_back(std::move(b));
+    }
     std::lock_guard lock(mutex_);
-    for (Batch& b : old) trimmed_.push_back(std::move(b));
+    for (Batch& b : done) trimmed_.push_back(std::move(b));
+    warm_.insert(warm_.begin(), std::make_move_iterator(left.begin()), std::make_move_iterator(left.end()));
     return !warm_.empty();
+  }
+
+  // Gives back the memory of b's stacks in order until `work_waiting` says
+  // so; returns how many it went through (all of them unless stopped).
+  std::size_t trim_batch(Batch& b, const StackCache::WorkWaiting& work_waiting) {
+    for (std::size_t k = 0; k < b.stacks.size(); ++k) {
+      StackCache::Entry& e = b.stacks[k];
+      if (e.state == StackCache::kFresh) continue;  // never touched
+      if (work_waiting && work_waiting()) return k;
+      madvise(e.lo, usable_, MADV_DONTNEED);
+      e.state = e.guard == StackGuard::canary ? StackCache::kTrimmed : StackCache::kReady;
+    }
+    return b.stacks.size();
   }
 
   static std::mutex& registry_mutex() {
@@ -264,17 +290,17 @@ void StackCache::spill() {
   free_.erase(free_.begin(), free_.begin() + kBatch);
 }
 
-bool StackCache::trim_idle_depots() {
+bool StackCache::trim_idle_depots(const WorkWaiting& work_waiting) {
   if (!StackDepot::any_warm().load(std::memory_order_relaxed)) return false;
   std::size_t budget = kTrimBudget;
-  const bool more = StackDepot::trim_all(Clock::now(), budget);
+  const bool more = StackDepot::trim_all(Clock::now(), budget, false, work_waiting);
   if (!more) StackDepot::any_warm().store(false, std::memory_order_relaxed);
   return more;
 }
 
-void StackCache::trim_all_depots() {
+void StackCache::trim_all_depots(const WorkWaiting& work_waiting) {
   std::size_t unlimited = 0;
-  StackDepot::trim_all(Clock::now(), unlimited, true);
+  StackDepot::trim_all(Clock::now(), unlimited, true, work_waiting);
 }
 
 void StackCache::force_guard_for_testing(int guard) { forced_guard.store(guard, std::memory_order_relaxed); }

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace weft::detail {
@@ -78,13 +79,18 @@ class StackCache {
   std::size_t usable_bytes() const { return usable_; }
   std::size_t cached() const { return free_.size(); }
 
+  // Asked before each stack's memory is given back: true when the caller
+  // has work waiting, and the trim stops there (an madvise is microseconds,
+  // a trim step up to hundreds of them). Empty: never stop.
+  using WorkWaiting = std::function<bool()>;
   // Gives the memory of depot stacks that have been idle for a trim period
-  // back to the system, a bounded amount per call. Returns true when more is
-  // left to trim (call again later). Cheap when there is nothing to do.
-  static bool trim_idle_depots();
+  // back to the system, a bounded amount per call, until work is waiting.
+  // Returns true when more is left to trim (call again later). Cheap when
+  // there is nothing to do.
+  static bool trim_idle_depots(const WorkWaiting& work_waiting = {});
   // Gives back the memory of every stack in the depots now (see
-  // weft::release_unused_stacks).
-  static void trim_all_depots();
+  // weft::release_unused_stacks), until work is waiting.
+  static void trim_all_depots(const WorkWaiting& work_waiting = {});
 
   static constexpr std::size_t kBatch = 64;  // stacks moved to/from the depot at once
 

@@ -575,8 +575,13 @@ Task* Worker::idle(bool* let_go) {
   rt_->searching.fetch_sub(1, std::memory_order_seq_cst);
   spun();
 
-  // Idle: give back the memory of stacks that have gone unused for a while.
-  const bool more_to_trim = StackCache::trim_idle_depots();
+  // Idle: give back the memory of stacks that have gone unused for a while,
+  // until work arrives (after a burst of 10^6 ULTs a trim step is a few
+  // hundred madvises: milliseconds that a wake-up would otherwise wait).
+  const bool more_to_trim = StackCache::trim_idle_depots([this] {
+    return inbox_.load(std::memory_order_relaxed) != nullptr || rt_->any_stealable_work() ||
+           rt_->stopping.load(std::memory_order_relaxed);
+  });
 
   RestWord& rest_word = *rest_word_.load(std::memory_order_relaxed);
   const std::uint32_t seq = rest_word.seq();

@@ -108,6 +108,53 @@ TEST(StackCache, TrimGivesTheMemoryBackAndTheStackStaysUsable) {
   b.release(s);
 }
 
+// An idle worker trims with "is work waiting?" as the stop (Worker::idle):
+// the trim stops before the next madvise once it says yes, and the stacks it
+// did not reach stay in the depot, resident, for a later trim. A size of its
+// own, so that no other test's stacks share the depot.
+TEST(StackCache, TrimStopsWhenWorkIsWaitingAndKeepsTheRest) {
+  constexpr std::size_t usable = 48 * 1024;
+  StackCache::trim_all_depots();  // other tests' warm stacks would be trimmed first
+  std::set<char*> ours;
+  std::vector<char*> tops;
+  {
+    StackCache a(usable, 0, -1);
+    std::vector<Stack> held;
+    for (std::size_t i = 0; i < StackCache::kBatch * 2; ++i) held.push_back(a.acquire());
+    for (Stack s : held) {
+      s.lo[usable - 1] = 42;
+      ours.insert(s.lo);
+      tops.push_back(s.lo + usable - 1);
+      a.release(s);
+    }
+  }
+  auto count_resident = [&] {
+    int n = 0;
+    for (char* p : tops) n += resident(p) ? 1 : 0;
+    return n;
+  };
+  ASSERT_EQ(count_resident(), static_cast<int>(tops.size()));
+
+  int asked = 0;
+  const int let_through = StackCache::kBatch + 5;  // stops inside the second batch
+  StackCache::trim_all_depots([&] { return ++asked > let_through; });
+  EXPECT_EQ(asked, let_through + 1) << "asked once before each madvise, then once more";
+  EXPECT_EQ(count_resident(), static_cast<int>(tops.size()) - let_through);
+
+  StackCache::trim_all_depots();  // the rest was kept for later
+  EXPECT_EQ(count_resident(), 0);
+
+  StackCache b(usable, 0, -1);  // and every stack is still handed out
+  std::vector<Stack> again;
+  std::set<char*> seen;
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    again.push_back(b.acquire());
+    seen.insert(again.back().lo);
+  }
+  EXPECT_EQ(seen, ours);
+  for (Stack s : again) b.release(s);
+}
+
 TEST(StackCache, CanaryStacksCarryAnIntactCanary) {
   ForcedGuard canary(StackGuard::canary);
   StackCache cache(kUsable + 4096, 4, -1);  // a size no other test maps: fresh slabs
