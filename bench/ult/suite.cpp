@@ -139,9 +139,12 @@ std::vector<Case> ult_cases(const Options& o) {
     const int k = s.wake_samples, idle = s.wake_idle_us;
     Case c("wakeup/sleeping-worker",
            "hand work to a worker asleep after " + n(idle) + " us idle; mean of " + n(k) +
-               " hand-offs",
+               " hand-offs; weft: handed over from the worker's own CPU, 'weft, from another CPU': "
+               "across CPUs; the baselines' threads are not pinned (the kernel picks the CPU)",
            "ns/wake-up");
-    c.add(kWeft, [=] { return weft_wakeup(k, idle); });
+    c.add(kWeft, [=] { return weft_wakeup(k, idle, Waker::workers_cpu); });
+    if (sched::allowed_cpus().size() >= 2)
+      c.add("weft, from another CPU", [=] { return weft_wakeup(k, idle, Waker::other_cpu); });
     c.add("std::condition_variable", [=] { return std_cv_wakeup(k, idle); });
     c.add("tbb arena enqueue", [=] { return tbb_wakeup(k, idle); });
     cases.push_back(std::move(c));

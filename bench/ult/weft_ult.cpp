@@ -11,6 +11,7 @@
 
 #include "baselines.hpp"
 #include <weft/runtime.hpp>
+#include <weft/sched/cpuset.hpp>
 
 namespace weft::bench::ult {
 
@@ -141,9 +142,19 @@ Measurement weft_parked(int workers, long n, std::size_t stack_size, bool cold) 
     }).join();
 }
 
-Measurement weft_wakeup(int samples, int idle_us) {
+Measurement weft_wakeup(int samples, int idle_us, Waker waker) {
   Runtime rt(workers_config(1));
   rt.run([] {});
+  sched::AffinityGuard restore_affinity;
+  if (const int worker_cpu = rt.worker_cpus()[0]; worker_cpu >= 0) {
+    int cpu = worker_cpu;
+    if (waker == Waker::other_cpu) {
+      for (int c : sched::allowed_cpus())
+        if (c != worker_cpu) cpu = c;
+      if (cpu == worker_cpu) throw std::runtime_error("weft wake-up: no CPU other than the worker's");
+    }
+    sched::pin_current_thread(cpu);
+  }
   double total = 0;
   for (int s = 0; s < samples; ++s) {
     std::this_thread::sleep_for(std::chrono::microseconds(idle_us));  // the worker falls asleep

@@ -23,9 +23,15 @@ Measurement weft_fib(int n, int workers);
 // skynet over `leaves` leaves, `width`-ary; must check the sum
 // leaves*(leaves-1)/2; ops = skynet_fibers(leaves, width).
 Measurement weft_skynet(long leaves, int width);
-// A worker idle (asleep) for `idle_us` is handed a ULT `samples` times;
-// total_ns = sum of hand-off-to-start latencies, ops = samples.
-Measurement weft_wakeup(int samples, int idle_us);
+// Where the thread that hands a sleeping worker its work runs (weft_wakeup).
+// A wake-up from another CPU is an interrupt to that CPU, which in a VM whose
+// vCPU is halted costs tens of microseconds (bench/results/ult-2core.md).
+enum class Waker { workers_cpu, other_cpu };
+// A worker idle (asleep) for `idle_us` is handed a ULT `samples` times by
+// the calling thread, pinned for it to the worker's CPU or to another one
+// (not pinned when the worker is not); total_ns = sum of hand-off-to-start
+// latencies, ops = samples.
+Measurement weft_wakeup(int samples, int idle_us, Waker waker);
 
 // `n` ULTs (stacks of `stack_size` bytes) each park on one Latch at once,
 // then all are woken and joined, on `workers` workers; ops = n. Extra
