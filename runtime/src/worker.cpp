@@ -254,6 +254,7 @@ WEFT_ALWAYS_INLINE void Worker::jump(Task* next, std::uint8_t post_word) {
   Task* prev = current_;
   const auto action = static_cast<PostSwitch>(post_word & ~kTraceSwitch);
   post_word_ = post_word;
+  post_task_ = prev;
   if (!next->ctx) start_context(next);
   current_ = next;
   ++switches_;
