@@ -521,6 +521,14 @@ std::uint64_t Worker::nap_among_lone_entries() {
   return napped;
 }
 
+// Anything for this worker to do, or the runtime stopping (seq_cst: after
+// idle() has published that it is asleep, these reads pair with a pusher's
+// read of that state).
+bool Worker::work_in_sight() const {
+  return inbox_.load(std::memory_order_seq_cst) != nullptr || rt_->any_stealable_work() ||
+         rt_->stopping.load(std::memory_order_seq_cst);
+}
+
 // Spin for a while looking for work, then sleep on the futex until woken
 // (or until the next timer is due); nap instead while only lone entries are
 // in sight (above).
@@ -579,18 +587,13 @@ Task* Worker::idle(bool* let_go) {
   // Idle: give back the memory of stacks that have gone unused for a while,
   // until work arrives (after a burst of 10^6 ULTs a trim step is a few
   // hundred madvises: milliseconds that a wake-up would otherwise wait).
-  const bool more_to_trim = StackCache::trim_idle_depots([this] {
-    return inbox_.load(std::memory_order_relaxed) != nullptr || rt_->any_stealable_work() ||
-           rt_->stopping.load(std::memory_order_relaxed);
-  });
+  const bool more_to_trim = StackCache::trim_idle_depots([this] { return work_in_sight(); });
 
   RestWord& rest_word = *rest_word_.load(std::memory_order_relaxed);
   const std::uint32_t seq = rest_word.seq();
   rest_.store(Rest::asleep, std::memory_order_seq_cst);
   rt_->sleepers.fetch_add(1, std::memory_order_seq_cst);
-  bool work_visible = inbox_.load(std::memory_order_seq_cst) != nullptr || rt_->any_stealable_work() ||
-                      rt_->stopping.load(std::memory_order_seq_cst);
-  if (!work_visible) {
+  if (!work_in_sight()) {
     // From here on the runtime may let go of this worker while it sleeps
     // (stop()): after such a sleep (true) nothing of it may be touched.
     auto let_go_in_sleep = [&](std::chrono::nanoseconds timeout) {
@@ -607,8 +610,7 @@ Task* Worker::idle(bool* let_go) {
     if (nap) timeout = first_nap;
     if (timeout.count() != 0) {
       if (let_go_in_sleep(timeout)) return nullptr;
-      if (nap && rest_word.seq() == seq && !rt_->any_stealable_work() && !inbox_.load(std::memory_order_seq_cst) &&
-          !rt_->stopping.load(std::memory_order_seq_cst)) {
+      if (nap && rest_word.seq() == seq && !work_in_sight()) {
         auto rest = timers_.time_to_next(clock::now());
         if (more_to_trim && (rest.count() < 0 || rest > std::chrono::seconds(1))) rest = std::chrono::seconds(1);
         if (let_go_in_sleep(rest)) return nullptr;

@@ -186,6 +186,7 @@ class Worker final {
   // run_on_this_thread): set when the runtime let go of the worker in its
   // sleep, and then nothing of the worker may be touched.
   Task* idle(bool* let_go = nullptr);
+  bool work_in_sight() const;  // inbox, stealable work anywhere, or the runtime stopping
   std::uint64_t nap_among_lone_entries();
   static constexpr std::uint64_t kSleepLetGo = ~std::uint64_t{0};
   std::uint64_t sleep_on_futex(std::uint32_t seq, std::chrono::nanoseconds timeout, bool may_let_go = false);
